@@ -1,0 +1,55 @@
+import { Command, InvalidArgumentError } from 'commander';
+import { CONFIG_FILE_NAME } from '../config/load';
+import { ConfigError } from '../config/settings';
+import { packageVersion } from '../package-info';
+import { CliError } from './errors';
+import { runInit } from './init';
+
+function integerText(value: string): string {
+  if (!/^\d+$/.test(value)) throw new InvalidArgumentError('must be a whole number');
+  return value;
+}
+
+function buildProgram(): Command {
+  const program = new Command('greenlight')
+    .description('Human review for AI agents: agents propose actions, people approve, reject or modify them.')
+    .version(packageVersion)
+    .showHelpAfterError()
+    .configureOutput({ outputError: (text, write) => write(text) });
+
+  program
+    .command('init')
+    .description('write a commented configuration file with every setting at its default')
+    .option('--path <file>', 'where to write it', CONFIG_FILE_NAME)
+    .option('--force', 'overwrite an existing file')
+    .action((options: { path: string; force?: boolean }) => runInit(options, process.stdout));
+
+  program
+    .command('start')
+    .description('start the API (port 8000 by default, bound to 127.0.0.1)')
+    .option('--config <file>', `configuration file (default: ./${CONFIG_FILE_NAME} when present)`)
+    .option('--port <n>', 'API port (overrides api_port)', integerText)
+    .option('--host <address>', 'interface to bind (overrides api_host)')
+    .option('--api-only', 'run only the API')
+    // Loaded on use: the server's modules take a second to load, which `--help` need not pay.
+    .action(async (options) => (await import('./start.js')).runStart(options));
+
+  return program;
+}
+
+export async function main(argv: string[]): Promise<void> {
+  try {
+    await buildProgram().parseAsync(argv);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`greenlight: configuration error: ${error.message}\n`);
+      process.exitCode = 2;
+    } else if (error instanceof CliError) {
+      process.stderr.write(`greenlight: ${error.message}\n`);
+      process.exitCode = error.exitCode;
+    } else {
+      process.stderr.write(`greenlight: unexpected error: ${error instanceof Error ? error.message : String(error)}\n`);
+      process.exitCode = 1;
+    }
+  }
+}

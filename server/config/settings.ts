@@ -1,0 +1,103 @@
+/**
+ * Every configuration key Greenlight understands: its type, default, the one-line comment
+ * `greenlight init` writes above it, and how a raw value (YAML, environment or flag) is
+ * checked. Reading and layering the sources lives in `load.ts`.
+ */
+
+export interface Config {
+  api_host: string;
+  api_port: number;
+  dashboard_port: number;
+  /** Absolute path; relative paths are resolved when the config is loaded. */
+  data_dir: string;
+  /** Empty means the SQLite file `greenlight.db` inside `data_dir`. */
+  database_url: string;
+  blocking_timeout_seconds: number;
+}
+
+export type ConfigKey = keyof Config;
+
+/** Where a raw value came from, so an error can point at it. */
+export interface ValueOrigin {
+  /** e.g. `greenlight.yaml`, `GREENLIGHT_API_PORT`, `--port` */
+  source: string;
+  /** Environment variables and flags are text; YAML values carry their own type. */
+  isText: boolean;
+}
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+interface Setting<K extends ConfigKey> {
+  key: K;
+  comment: string;
+  defaultValue: Config[K];
+  parse(raw: unknown, origin: ValueOrigin): Config[K];
+}
+
+function describe(raw: unknown): string {
+  return typeof raw === 'string' ? JSON.stringify(raw) : String(raw);
+}
+
+function invalid(key: ConfigKey, expectation: string, raw: unknown, origin: ValueOrigin): ConfigError {
+  return new ConfigError(`${key} must be ${expectation} (got ${describe(raw)} from ${origin.source})`);
+}
+
+function integerIn(min: number, max: number) {
+  return (key: ConfigKey) =>
+    (raw: unknown, origin: ValueOrigin): number => {
+      const value = origin.isText && typeof raw === 'string' && /^-?\d+$/.test(raw.trim()) ? Number(raw) : raw;
+      if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+        throw invalid(key, `an integer from ${min} to ${max}`, raw, origin);
+      }
+      return value;
+    };
+}
+
+function text(options: { allowEmpty: boolean }) {
+  return (key: ConfigKey) =>
+    (raw: unknown, origin: ValueOrigin): string => {
+      if (raw === null && options.allowEmpty) return '';
+      if (typeof raw !== 'string' || (!options.allowEmpty && raw.trim() === '')) {
+        throw invalid(key, options.allowEmpty ? 'a string' : 'a non-empty string', raw, origin);
+      }
+      return raw.trim();
+    };
+}
+
+const port = integerIn(1, 65535);
+
+function setting<K extends ConfigKey>(
+  key: K,
+  defaultValue: Config[K],
+  comment: string,
+  parser: (key: ConfigKey) => (raw: unknown, origin: ValueOrigin) => Config[K],
+): Setting<K> {
+  return { key, defaultValue, comment, parse: parser(key) };
+}
+
+export const SETTINGS = [
+  setting('api_host', '127.0.0.1', 'Interface the API binds to. Keep 127.0.0.1 unless other machines must reach it.', text({ allowEmpty: false })),
+  setting('api_port', 8000, 'TCP port of the HTTP API.', port),
+  setting('dashboard_port', 8501, 'TCP port of the reviewer dashboard.', port),
+  setting('data_dir', './greenlight-data', 'Directory for the database and uploaded files (relative to this file).', text({ allowEmpty: false })),
+  setting('database_url', '', 'Empty: the SQLite file greenlight.db inside data_dir. Or sqlite:<path to a .db file>.', text({ allowEmpty: true })),
+  setting('blocking_timeout_seconds', 300, 'Longest a blocking POST /reviews waits for a decision before answering 408.', integerIn(1, 86_400)),
+] as const;
+
+export function defaultConfig(): Config {
+  return Object.fromEntries(SETTINGS.map((s) => [s.key, s.defaultValue])) as unknown as Config;
+}
+
+export function findSetting(key: string): (typeof SETTINGS)[number] | undefined {
+  return SETTINGS.find((s) => s.key === key);
+}
+
+/** `api_port` → `GREENLIGHT_API_PORT` */
+export function environmentName(key: ConfigKey): string {
+  return `GREENLIGHT_${key.toUpperCase()}`;
+}

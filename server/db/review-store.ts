@@ -1,0 +1,159 @@
+import type { Transaction, WhereOptions } from 'sequelize';
+import type { Database } from './connection';
+import type { DecisionRow, Models, ReviewRow } from './models';
+import {
+  type DecisionInput,
+  type DecisionRecord,
+  type ReviewFilters,
+  type ReviewInput,
+  type ReviewRecord,
+  STATUS_AFTER,
+} from '../domain/records';
+
+export type DecisionOutcome =
+  | { outcome: 'recorded'; review: ReviewRecord }
+  | { outcome: 'not_found' }
+  | { outcome: 'already_decided'; review: ReviewRecord };
+
+function isoTime(epochMs: number): string {
+  return new Date(epochMs).toISOString();
+}
+
+export function toDecisionRecord(row: DecisionRow): DecisionRecord {
+  return {
+    id: row.id,
+    review_id: row.review_id,
+    decision_type: row.decision_type,
+    reviewer_id: row.reviewer_id,
+    reviewer_name: row.reviewer_name,
+    modified_action: row.modified_action,
+    notes: row.notes,
+    created_at: isoTime(row.created_at),
+  };
+}
+
+export function toReviewRecord(row: ReviewRow, decision: DecisionRow | null): ReviewRecord {
+  return {
+    id: row.id,
+    task_type: row.task_type,
+    proposed_action: row.proposed_action,
+    agent_reasoning: row.agent_reasoning,
+    confidence_score: row.confidence_score,
+    urgency: row.urgency,
+    framework: row.framework,
+    metadata: JSON.parse(row.metadata) as ReviewRecord['metadata'],
+    organization_id: row.organization_id,
+    agent_id: row.agent_id,
+    status: row.status,
+    assigned_to: row.assigned_to,
+    created_at: isoTime(row.created_at),
+    updated_at: isoTime(row.updated_at),
+    decided_at: row.decided_at === null ? null : isoTime(row.decided_at),
+    decision: decision ? toDecisionRecord(decision) : null,
+  };
+}
+
+type ReviewWithDecision = ReviewRow & { decision: DecisionRow | null };
+
+/** Persistence of reviews and decisions. Every write goes through `Database.write`. */
+export class ReviewStore {
+  constructor(
+    private readonly db: Database,
+    private readonly models: Models,
+  ) {}
+
+  async insert(input: ReviewInput, now: number): Promise<ReviewRecord> {
+    const row = await this.db.write(async (transaction) => {
+      const created = await this.models.Review.create(
+        {
+          organization_id: input.organization_id ?? null,
+          agent_id: input.agent_id ?? null,
+          task_type: input.task_type,
+          proposed_action: input.proposed_action,
+          agent_reasoning: input.agent_reasoning ?? null,
+          confidence_score: input.confidence_score ?? null,
+          urgency: input.urgency ?? 'medium',
+          framework: input.framework ?? null,
+          metadata: JSON.stringify(input.metadata ?? {}),
+          status: 'pending',
+          assigned_to: null,
+          created_at: now,
+          updated_at: now,
+          decided_at: null,
+        },
+        { transaction },
+      );
+      return created.get({ plain: true });
+    });
+    return toReviewRecord(row, null);
+  }
+
+  async findById(id: number, transaction?: Transaction): Promise<ReviewRecord | null> {
+    const row = (await this.models.Review.findByPk(id, {
+      include: [{ model: this.models.Decision, as: 'decision' }],
+      raw: true,
+      nest: true,
+      transaction,
+    })) as unknown as ReviewWithDecision | null;
+    return row ? toReviewRecord(row, decisionOrNull(row.decision)) : null;
+  }
+
+  async list(filters: ReviewFilters, page: number, pageSize: number): Promise<{ reviews: ReviewRecord[]; total: number }> {
+    const where = { ...filters } as WhereOptions<ReviewRow>;
+    const [total, rows] = await Promise.all([
+      this.models.Review.count({ where }),
+      this.models.Review.findAll({
+        where,
+        include: [{ model: this.models.Decision, as: 'decision' }],
+        order: [['id', 'DESC']],
+        limit: pageSize,
+        offset: (page - 1) * pageSize,
+        raw: true,
+        nest: true,
+      }) as unknown as Promise<ReviewWithDecision[]>,
+    ]);
+    return { total, reviews: rows.map((row) => toReviewRecord(row, decisionOrNull(row.decision))) };
+  }
+
+  async findDecision(reviewId: number): Promise<DecisionRecord | null> {
+    const row = await this.models.Decision.findOne({ where: { review_id: reviewId }, raw: true });
+    return row ? toDecisionRecord(row as unknown as DecisionRow) : null;
+  }
+
+  /**
+   * Records the decision and moves the review out of `pending` in one transaction. The
+   * conditional update is what makes racing deciders safe: only the first sees a pending row.
+   */
+  recordDecision(reviewId: number, input: DecisionInput, now: number): Promise<DecisionOutcome> {
+    return this.db.write(async (transaction) => {
+      const [changed] = await this.models.Review.update(
+        { status: STATUS_AFTER[input.decision_type], decided_at: now, updated_at: now },
+        { where: { id: reviewId, status: 'pending' }, transaction },
+      );
+      if (changed === 0) {
+        const existing = await this.findById(reviewId, transaction);
+        return existing ? { outcome: 'already_decided', review: existing } : { outcome: 'not_found' };
+      }
+      const review = (await this.models.Review.findByPk(reviewId, { raw: true, transaction })) as unknown as ReviewRow;
+      const decision = await this.models.Decision.create(
+        {
+          review_id: reviewId,
+          organization_id: review.organization_id,
+          decision_type: input.decision_type,
+          reviewer_id: input.reviewer_id ?? null,
+          reviewer_name: input.reviewer_name ?? null,
+          modified_action: input.decision_type === 'modify' ? (input.modified_action ?? null) : null,
+          notes: input.notes ?? null,
+          created_at: now,
+        },
+        { transaction },
+      );
+      return { outcome: 'recorded', review: toReviewRecord(review, decision.get({ plain: true })) };
+    });
+  }
+}
+
+/** A LEFT JOIN with `nest: true` yields an object of nulls when there is no decision. */
+function decisionOrNull(decision: DecisionRow | null | undefined): DecisionRow | null {
+  return decision && decision.id !== null ? decision : null;
+}

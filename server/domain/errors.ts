@@ -1,0 +1,28 @@
+/**
+ * The one error type of the service. Domain code throws it with the HTTP status that fits;
+ * the HTTP layer turns it into an RFC 9457 problem document. `members` become extra members
+ * of that document (for example `review_id` on a 408, the existing `decision` on a 409).
+ */
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+export class AppError extends Error {
+  constructor(
+    readonly status: number,
+    readonly detail: string,
+    readonly members: Record<string, unknown> & { errors?: FieldError[] } = {},
+  ) {
+    super(detail);
+    this.name = 'AppError';
+  }
+}
+
+export function notFound(what: string, id: number): AppError {
+  return new AppError(404, `${what} ${id} does not exist`);
+}
+
+export function invalidInput(field: string, message: string): AppError {
+  return new AppError(400, `${field} ${message}`, { errors: [{ field, message }] });
+}

@@ -1,0 +1,88 @@
+/**
+ * The records the API exchanges, in the product's words. Field names follow the wire format
+ * (snake_case) so a record can be sent as is.
+ */
+
+export const URGENCIES = ['low', 'medium', 'high', 'critical'] as const;
+export type Urgency = (typeof URGENCIES)[number];
+
+export const REVIEW_STATUSES = ['pending', 'approved', 'rejected', 'modified'] as const;
+export type ReviewStatus = (typeof REVIEW_STATUSES)[number];
+
+export const DECISION_TYPES = ['approve', 'reject', 'modify'] as const;
+export type DecisionType = (typeof DECISION_TYPES)[number];
+
+export const STATUS_AFTER: Record<DecisionType, ReviewStatus> = {
+  approve: 'approved',
+  reject: 'rejected',
+  modify: 'modified',
+};
+
+export type Metadata = Record<string, unknown>;
+
+export interface ReviewInput {
+  task_type: string;
+  proposed_action: string;
+  agent_reasoning?: string | null;
+  confidence_score?: number | null;
+  urgency?: Urgency;
+  framework?: string | null;
+  metadata?: Metadata | null;
+  organization_id?: number | null;
+  agent_id?: number | null;
+}
+
+export interface DecisionInput {
+  decision_type: DecisionType;
+  reviewer_id?: number | null;
+  reviewer_name?: string | null;
+  modified_action?: string | null;
+  notes?: string | null;
+}
+
+export interface DecisionRecord {
+  id: number;
+  review_id: number;
+  decision_type: DecisionType;
+  reviewer_id: number | null;
+  reviewer_name: string | null;
+  modified_action: string | null;
+  notes: string | null;
+  created_at: string;
+}
+
+export interface ReviewRecord {
+  id: number;
+  task_type: string;
+  proposed_action: string;
+  agent_reasoning: string | null;
+  confidence_score: number | null;
+  urgency: Urgency;
+  framework: string | null;
+  metadata: Metadata;
+  organization_id: number | null;
+  agent_id: number | null;
+  status: ReviewStatus;
+  assigned_to: string | null;
+  created_at: string;
+  updated_at: string;
+  decided_at: string | null;
+  decision: DecisionRecord | null;
+}
+
+export interface ReviewFilters {
+  status?: ReviewStatus;
+  task_type?: string;
+  urgency?: Urgency;
+  framework?: string;
+  agent_id?: number;
+  organization_id?: number;
+  assigned_to?: string;
+}
+
+export interface ReviewPage {
+  reviews: ReviewRecord[];
+  total: number;
+  page: number;
+  page_size: number;
+}

@@ -1,0 +1,47 @@
+import path from 'node:path';
+import swaggerJsdoc from 'swagger-jsdoc';
+import { packageRoot, packageVersion } from '../../package-info';
+
+const DESCRIPTION = `
+Greenlight holds an AI agent's proposed action until a person approves, rejects or modifies it,
+and hands the decision back — on the same request (\`blocking: true\`) or later.
+
+Decisions taken where the source specification is silent:
+
+- Errors are RFC 9457 problem documents (\`application/problem+json\`) whose \`detail\` is a
+  readable sentence; validation errors also list \`errors[].field\`.
+- Unknown body fields and unknown query parameters are refused with 400 rather than ignored,
+  so a typo (\`confidence\` for \`confidence_score\`) cannot pass silently.
+- \`GET /reviews\` answers an envelope \`{reviews, total, page, page_size}\`, newest first;
+  \`page\` ≥ 1, \`page_size\` 1–100 (default 20).
+- A blocking create waits up to \`blocking_timeout_seconds\` (default 300), or less with
+  \`Prefer: wait=N\`; past it, 408 with the \`review_id\` and the still-pending review.
+- \`GET /reviews/{review_id}/decision\` answers the JSON value \`null\` while pending;
+  \`?wait=N\` long-polls for up to N seconds.
+- A second decision is refused with 409 carrying the decision that stands.
+- Statuses are \`pending\`, \`approved\`, \`rejected\` and \`modified\`.
+`.trim();
+
+let built: object | undefined;
+
+/**
+ * The OpenAPI 3.0 document, generated from the annotations beside the routes. Built once
+ * per process; callers get their own copy because validators annotate what they are given.
+ */
+export function openApiDocument(): Record<string, unknown> {
+  built ??= swaggerJsdoc({
+    definition: {
+      openapi: '3.0.3',
+      info: { title: 'Greenlight API', version: packageVersion, description: DESCRIPTION },
+      tags: [
+        { name: 'reviews', description: 'Review requests and their lifecycle' },
+        { name: 'decisions', description: 'Approve, reject or modify a review' },
+        { name: 'health', description: 'Liveness and database reachability' },
+      ],
+    },
+    // The TypeScript sources, not the compiled files: tsc drops comments attached to no code.
+    apis: [path.join(packageRoot, 'server', 'http', '**', '*.ts')],
+    failOnErrors: true,
+  });
+  return structuredClone(built) as Record<string, unknown>;
+}

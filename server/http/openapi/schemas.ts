@@ -1,0 +1,282 @@
+/**
+ * Shared OpenAPI components. The route files annotate their paths; this file holds the
+ * schemas they refer to. Requests are validated against these very schemas, so the document
+ * and the behaviour cannot drift apart.
+ *
+ * @openapi
+ * components:
+ *   schemas:
+ *     Urgency:
+ *       type: string
+ *       enum: [low, medium, high, critical]
+ *       description: How soon a person should look. Defaults to `medium`.
+ *     ReviewStatus:
+ *       type: string
+ *       enum: [pending, approved, rejected, modified]
+ *       description: Anything other than `pending` means decided.
+ *     DecisionType:
+ *       type: string
+ *       enum: [approve, reject, modify]
+ *     Metadata:
+ *       type: object
+ *       additionalProperties: true
+ *       description: Free-form object the agent attaches (ids, amounts, links).
+ *       example: { customer_id: "C-1042", amount: 250 }
+ *     ReviewCreate:
+ *       type: object
+ *       additionalProperties: false
+ *       required: [task_type, proposed_action]
+ *       properties:
+ *         task_type:
+ *           type: string
+ *           minLength: 1
+ *           maxLength: 255
+ *           description: Free-text kind of task, e.g. `refund`, `email_send`.
+ *         proposed_action:
+ *           type: string
+ *           minLength: 1
+ *           maxLength: 100000
+ *           description: The action to be reviewed, as the agent would carry it out.
+ *         agent_reasoning:
+ *           type: string
+ *           nullable: true
+ *           maxLength: 100000
+ *           description: Why the agent asks for review.
+ *         confidence_score:
+ *           type: number
+ *           nullable: true
+ *           minimum: 0
+ *           maximum: 1
+ *           description: The agent's confidence, 0.0 to 1.0.
+ *         urgency:
+ *           $ref: '#/components/schemas/Urgency'
+ *         framework:
+ *           type: string
+ *           nullable: true
+ *           maxLength: 255
+ *           description: Identifier of the agent framework, e.g. `langchain`.
+ *         metadata:
+ *           type: object
+ *           additionalProperties: true
+ *           nullable: true
+ *           description: Free-form object (ids, amounts, links); stored as given.
+ *         organization_id:
+ *           type: integer
+ *           nullable: true
+ *           minimum: 1
+ *           maximum: 2147483647
+ *         agent_id:
+ *           type: integer
+ *           nullable: true
+ *           minimum: 1
+ *           maximum: 2147483647
+ *         blocking:
+ *           type: boolean
+ *           default: false
+ *           description: >-
+ *             `true` holds the request open until a person decides (or the wait limit passes,
+ *             answered with 408).
+ *       example:
+ *         task_type: refund
+ *         proposed_action: Refund order 1042 in full (EUR 250.00)
+ *         agent_reasoning: Customer reports the parcel never arrived; carrier confirms loss.
+ *         confidence_score: 0.82
+ *         urgency: high
+ *         framework: langchain
+ *         metadata: { order_id: 1042, amount: 250 }
+ *         blocking: false
+ *     Decision:
+ *       # No `type: object` here on purpose: where a decision may be null it is written
+ *       # `{type: object, nullable: true, allOf: [Decision]}`, and OpenAPI 3.0 validators apply
+ *       # `allOf` to the null as well. `properties` and `required` only constrain objects.
+ *       description: A reviewer's decision on a review.
+ *       required: [id, review_id, decision_type, reviewer_id, reviewer_name, modified_action, notes, created_at]
+ *       properties:
+ *         id: { type: integer }
+ *         review_id: { type: integer }
+ *         decision_type: { $ref: '#/components/schemas/DecisionType' }
+ *         reviewer_id: { type: integer, nullable: true }
+ *         reviewer_name: { type: string, nullable: true }
+ *         modified_action:
+ *           type: string
+ *           nullable: true
+ *           description: The action to carry out instead; set only for `modify`.
+ *         notes: { type: string, nullable: true }
+ *         created_at: { type: string, format: date-time }
+ *       example:
+ *         id: 7
+ *         review_id: 42
+ *         decision_type: modify
+ *         reviewer_id: null
+ *         reviewer_name: dana@example.com
+ *         modified_action: Refund order 1042 partially (EUR 125.00)
+ *         notes: Half now, the rest once the carrier pays out.
+ *         created_at: '2026-11-22T10:03:12.345Z'
+ *     DecisionCreate:
+ *       type: object
+ *       additionalProperties: false
+ *       required: [decision_type]
+ *       properties:
+ *         decision_type: { $ref: '#/components/schemas/DecisionType' }
+ *         reviewer_id:
+ *           type: integer
+ *           nullable: true
+ *           minimum: 1
+ *           maximum: 2147483647
+ *         reviewer_name:
+ *           type: string
+ *           nullable: true
+ *           maxLength: 255
+ *           description: Who decided, as shown to agents and in the dashboard.
+ *         modified_action:
+ *           type: string
+ *           nullable: true
+ *           maxLength: 100000
+ *           description: Required (non-empty) with `modify`; not allowed otherwise.
+ *         notes:
+ *           type: string
+ *           nullable: true
+ *           maxLength: 10000
+ *       example:
+ *         decision_type: approve
+ *         reviewer_name: dana@example.com
+ *         notes: Carrier confirmed the loss.
+ *     Review:
+ *       type: object
+ *       required: [id, task_type, proposed_action, agent_reasoning, confidence_score, urgency, framework,
+ *                  metadata, organization_id, agent_id, status, assigned_to, created_at, updated_at,
+ *                  decided_at, decision]
+ *       properties:
+ *         id: { type: integer }
+ *         task_type: { type: string }
+ *         proposed_action: { type: string }
+ *         agent_reasoning: { type: string, nullable: true }
+ *         confidence_score: { type: number, nullable: true }
+ *         urgency: { $ref: '#/components/schemas/Urgency' }
+ *         framework: { type: string, nullable: true }
+ *         metadata: { $ref: '#/components/schemas/Metadata' }
+ *         organization_id: { type: integer, nullable: true }
+ *         agent_id: { type: integer, nullable: true }
+ *         status: { $ref: '#/components/schemas/ReviewStatus' }
+ *         assigned_to: { type: string, nullable: true }
+ *         created_at: { type: string, format: date-time }
+ *         updated_at: { type: string, format: date-time }
+ *         decided_at: { type: string, format: date-time, nullable: true }
+ *         decision:
+ *           type: object
+ *           allOf: [{ $ref: '#/components/schemas/Decision' }]
+ *           nullable: true
+ *           description: '`null` until decided.'
+ *       example:
+ *         id: 42
+ *         task_type: refund
+ *         proposed_action: Refund order 1042 in full (EUR 250.00)
+ *         agent_reasoning: Customer reports the parcel never arrived; carrier confirms loss.
+ *         confidence_score: 0.82
+ *         urgency: high
+ *         framework: langchain
+ *         metadata: { order_id: 1042, amount: 250 }
+ *         organization_id: null
+ *         agent_id: null
+ *         status: pending
+ *         assigned_to: null
+ *         created_at: '2026-11-22T10:00:00.000Z'
+ *         updated_at: '2026-11-22T10:00:00.000Z'
+ *         decided_at: null
+ *         decision: null
+ *     ReviewList:
+ *       type: object
+ *       required: [reviews, total, page, page_size]
+ *       properties:
+ *         reviews:
+ *           type: array
+ *           items: { $ref: '#/components/schemas/Review' }
+ *         total: { type: integer, description: 'Reviews matching the filters, across all pages.' }
+ *         page: { type: integer }
+ *         page_size: { type: integer }
+ *     Problem:
+ *       type: object
+ *       description: RFC 9457 problem details. `detail` is always a readable sentence.
+ *       required: [type, title, status, detail]
+ *       properties:
+ *         type: { type: string, example: about:blank }
+ *         title: { type: string, example: Bad Request }
+ *         status: { type: integer, example: 400 }
+ *         detail: { type: string, example: confidence_score must be <= 1 }
+ *         errors:
+ *           type: array
+ *           items:
+ *             type: object
+ *             required: [field, message]
+ *             properties:
+ *               field: { type: string, example: confidence_score }
+ *               message: { type: string, example: must be <= 1 }
+ *     WaitProblem:
+ *       description: A blocking request ended without a decision. The review stays pending.
+ *       allOf:
+ *         - $ref: '#/components/schemas/Problem'
+ *         - type: object
+ *           required: [review_id, review]
+ *           properties:
+ *             review_id: { type: integer }
+ *             review: { $ref: '#/components/schemas/Review' }
+ *     ShutdownProblem:
+ *       description: The server is shutting down. A blocked create carries its `review_id`.
+ *       allOf:
+ *         - $ref: '#/components/schemas/Problem'
+ *         - type: object
+ *           properties:
+ *             review_id: { type: integer }
+ *     DecisionConflict:
+ *       description: The review already has a decision; it is included.
+ *       allOf:
+ *         - $ref: '#/components/schemas/Problem'
+ *         - type: object
+ *           required: [review_id, decision]
+ *           properties:
+ *             review_id: { type: integer }
+ *             decision: { $ref: '#/components/schemas/Decision' }
+ *     Health:
+ *       type: object
+ *       required: [status, service, version, database]
+ *       properties:
+ *         status: { type: string, enum: [healthy, unhealthy] }
+ *         service: { type: string, example: greenlight }
+ *         version: { type: string, example: 0.1.0 }
+ *         database: { type: string, example: ok, description: '`ok`, or what went wrong.' }
+ *   parameters:
+ *     ReviewId:
+ *       name: review_id
+ *       in: path
+ *       required: true
+ *       schema: { type: integer, minimum: 1, maximum: 9007199254740991 }
+ *   responses:
+ *     BadRequest:
+ *       description: Invalid body, query or path value, or malformed JSON.
+ *       content:
+ *         application/problem+json:
+ *           schema: { $ref: '#/components/schemas/Problem' }
+ *           example:
+ *             type: about:blank
+ *             title: Bad Request
+ *             status: 400
+ *             detail: confidence_score must be <= 1
+ *             errors: [{ field: confidence_score, message: must be <= 1 }]
+ *     NotFound:
+ *       description: No review with this id.
+ *       content:
+ *         application/problem+json:
+ *           schema: { $ref: '#/components/schemas/Problem' }
+ *           example: { type: about:blank, title: Not Found, status: 404, detail: review 42 does not exist }
+ *     UnsupportedMediaType:
+ *       description: The body is not `application/json`.
+ *       content:
+ *         application/problem+json:
+ *           schema: { $ref: '#/components/schemas/Problem' }
+ *     ServiceUnavailable:
+ *       description: The server is shutting down.
+ *       content:
+ *         application/problem+json:
+ *           schema: { $ref: '#/components/schemas/ShutdownProblem' }
+ */
+export {};

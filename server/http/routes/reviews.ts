@@ -1,0 +1,270 @@
+import { Router, type Request, type Response } from 'express';
+import { AppError } from '../../domain/errors';
+import type { DecisionInput, DecisionRecord, ReviewFilters, ReviewInput, ReviewRecord } from '../../domain/records';
+import type { ReviewService } from '../../domain/reviews';
+import { sendProblem } from '../problems';
+import { clientGoneSignal, preferredWaitSeconds } from '../waiting';
+
+export interface ReviewRoutesOptions {
+  reviews: ReviewService;
+  blockingTimeoutSeconds: number;
+}
+
+type CreateBody = ReviewInput & { blocking?: boolean };
+
+const FILTERS = ['status', 'task_type', 'urgency', 'framework', 'agent_id', 'organization_id', 'assigned_to'] as const;
+const NUMERIC_FILTERS = new Set<string>(['agent_id', 'organization_id']);
+
+function reviewIdOf(req: Request): number {
+  return Number(req.params.review_id);
+}
+
+function filtersOf(req: Request): ReviewFilters {
+  const filters: Record<string, string | number> = {};
+  for (const name of FILTERS) {
+    const value = req.query[name];
+    if (typeof value === 'string') filters[name] = NUMERIC_FILTERS.has(name) ? Number(value) : value;
+  }
+  return filters as ReviewFilters;
+}
+
+export function reviewRoutes({ reviews, blockingTimeoutSeconds }: ReviewRoutesOptions): Router {
+  const router = Router();
+
+  /**
+   * @openapi
+   * /reviews:
+   *   post:
+   *     tags: [reviews]
+   *     summary: Submit an action for human review
+   *     description: >-
+   *       Creates a pending review. With `blocking: true` the request stays open until a person
+   *       decides and then answers 201 with the `decision` included; the wait ends after
+   *       `blocking_timeout_seconds`, or sooner with `Prefer: wait=N`, with a 408 that carries
+   *       the `review_id`. Without `blocking` it answers at once with `decision: null`.
+   *     parameters:
+   *       - name: Prefer
+   *         in: header
+   *         required: false
+   *         description: '`wait=N` caps a blocking wait at N seconds (RFC 7240).'
+   *         schema: { type: string, example: wait=30 }
+   *     requestBody:
+   *       required: true
+   *       content:
+   *         application/json:
+   *           schema: { $ref: '#/components/schemas/ReviewCreate' }
+   *     responses:
+   *       '201':
+   *         description: Created (and, when blocking, decided).
+   *         headers:
+   *           Location: { schema: { type: string }, description: URL of the new review }
+   *         content:
+   *           application/json:
+   *             schema: { $ref: '#/components/schemas/Review' }
+   *       '400': { $ref: '#/components/responses/BadRequest' }
+   *       '408':
+   *         description: A blocking create waited past its limit; the review stays pending.
+   *         content:
+   *           application/problem+json:
+   *             schema: { $ref: '#/components/schemas/WaitProblem' }
+   *       '415': { $ref: '#/components/responses/UnsupportedMediaType' }
+   *       '503': { $ref: '#/components/responses/ServiceUnavailable' }
+   */
+  router.post('/reviews', async (req: Request<Record<string, string>, unknown, CreateBody>, res) => {
+    const { blocking = false, ...input } = req.body;
+    const review = await reviews.create(input);
+    res.location(`/reviews/${review.id}`);
+    if (!blocking) {
+      res.status(201).json(review);
+      return;
+    }
+    const preferred = preferredWaitSeconds(req.get('prefer'));
+    const waitSeconds = Math.min(preferred ?? blockingTimeoutSeconds, blockingTimeoutSeconds);
+    if (preferred !== undefined) res.set('Preference-Applied', `wait=${waitSeconds}`);
+    await answerWhenDecided(req, res, reviews, review, waitSeconds);
+  });
+
+  /**
+   * @openapi
+   * /reviews:
+   *   get:
+   *     tags: [reviews]
+   *     summary: List reviews, newest first
+   *     parameters:
+   *       - { name: status, in: query, schema: { $ref: '#/components/schemas/ReviewStatus' } }
+   *       - { name: task_type, in: query, schema: { type: string, maxLength: 255 } }
+   *       - { name: urgency, in: query, schema: { $ref: '#/components/schemas/Urgency' } }
+   *       - { name: framework, in: query, schema: { type: string, maxLength: 255 } }
+   *       - { name: agent_id, in: query, schema: { type: integer, minimum: 1, maximum: 2147483647 } }
+   *       - { name: organization_id, in: query, schema: { type: integer, minimum: 1, maximum: 2147483647 } }
+   *       - { name: assigned_to, in: query, schema: { type: string, maxLength: 255 } }
+   *       - { name: page, in: query, schema: { type: integer, minimum: 1, maximum: 1000000, default: 1 } }
+   *       - { name: page_size, in: query, schema: { type: integer, minimum: 1, maximum: 100, default: 20 } }
+   *     responses:
+   *       '200':
+   *         description: One page of matching reviews and the total count.
+   *         content:
+   *           application/json:
+   *             schema: { $ref: '#/components/schemas/ReviewList' }
+   *       '400': { $ref: '#/components/responses/BadRequest' }
+   */
+  router.get('/reviews', async (req, res) => {
+    const page = Number(req.query.page ?? 1);
+    const pageSize = Number(req.query.page_size ?? 20);
+    res.json(await reviews.list(filtersOf(req), page, pageSize));
+  });
+
+  /**
+   * @openapi
+   * /reviews/{review_id}:
+   *   get:
+   *     tags: [reviews]
+   *     summary: One review, with its decision once decided
+   *     parameters: [{ $ref: '#/components/parameters/ReviewId' }]
+   *     responses:
+   *       '200':
+   *         description: The review.
+   *         content:
+   *           application/json:
+   *             schema: { $ref: '#/components/schemas/Review' }
+   *       '400': { $ref: '#/components/responses/BadRequest' }
+   *       '404': { $ref: '#/components/responses/NotFound' }
+   */
+  router.get('/reviews/:review_id', async (req, res) => {
+    res.json(await reviews.get(reviewIdOf(req)));
+  });
+
+  /**
+   * @openapi
+   * /reviews/{review_id}/decide:
+   *   post:
+   *     tags: [decisions]
+   *     summary: Approve, reject or modify a pending review
+   *     description: >-
+   *       Records the decision and moves the review to `approved`, `rejected` or `modified` in
+   *       one transaction, then wakes every agent waiting on it. `modify` needs a non-empty
+   *       `modified_action` (the action to carry out instead). Of racing decisions exactly one
+   *       wins; the others get 409 with the decision that stands.
+   *     parameters: [{ $ref: '#/components/parameters/ReviewId' }]
+   *     requestBody:
+   *       required: true
+   *       content:
+   *         application/json:
+   *           schema: { $ref: '#/components/schemas/DecisionCreate' }
+   *     responses:
+   *       '200':
+   *         description: The decision as recorded.
+   *         content:
+   *           application/json:
+   *             schema: { $ref: '#/components/schemas/Decision' }
+   *       '400': { $ref: '#/components/responses/BadRequest' }
+   *       '404': { $ref: '#/components/responses/NotFound' }
+   *       '409':
+   *         description: The review was already decided.
+   *         content:
+   *           application/problem+json:
+   *             schema: { $ref: '#/components/schemas/DecisionConflict' }
+   *       '415': { $ref: '#/components/responses/UnsupportedMediaType' }
+   */
+  router.post('/reviews/:review_id/decide', async (req: Request<{ review_id: string }, unknown, DecisionInput>, res) => {
+    res.json(await reviews.decide(Number(req.params.review_id), req.body));
+  });
+
+  /**
+   * @openapi
+   * /reviews/{review_id}/decision:
+   *   get:
+   *     tags: [decisions]
+   *     summary: The decision, or null while pending
+   *     description: >-
+   *       Answers the decision, or the JSON value `null` while the review is pending. With
+   *       `wait=N` the request long-polls: it answers as soon as a decision is made, or `null`
+   *       after N seconds (at most `blocking_timeout_seconds`).
+   *     parameters:
+   *       - $ref: '#/components/parameters/ReviewId'
+   *       - name: wait
+   *         in: query
+   *         description: Seconds to wait for a decision before answering `null`.
+   *         schema: { type: integer, minimum: 0, maximum: 86400 }
+   *     responses:
+   *       '200':
+   *         description: The decision, or `null`.
+   *         content:
+   *           application/json:
+   *             schema:
+   *               type: object
+   *               allOf: [{ $ref: '#/components/schemas/Decision' }]
+   *               nullable: true
+   *       '400': { $ref: '#/components/responses/BadRequest' }
+   *       '404': { $ref: '#/components/responses/NotFound' }
+   *       '503': { $ref: '#/components/responses/ServiceUnavailable' }
+   */
+  router.get('/reviews/:review_id/decision', async (req, res) => {
+    const reviewId = reviewIdOf(req);
+    const waitSeconds = req.query.wait === undefined ? 0 : Number(req.query.wait);
+    if (waitSeconds > blockingTimeoutSeconds) {
+      throw new AppError(400, `wait must be at most ${blockingTimeoutSeconds} (blocking_timeout_seconds)`, {
+        errors: [{ field: 'wait', message: `must be <= ${blockingTimeoutSeconds}` }],
+      });
+    }
+    if (waitSeconds === 0) {
+      sendDecision(res, await reviews.decision(reviewId));
+      return;
+    }
+    const outcome = await reviews.waitForDecision(reviewId, waitSeconds * 1000, clientGoneSignal(req, res));
+    if (outcome.kind === 'decided') sendDecision(res, outcome.review.decision);
+    else if (outcome.kind === 'timeout') sendDecision(res, null);
+    else if (outcome.kind === 'shutdown') answerShuttingDown(res, reviewId, 'ask again shortly');
+  });
+
+  return router;
+}
+
+async function answerWhenDecided(
+  req: Request,
+  res: Response,
+  reviews: ReviewService,
+  review: ReviewRecord,
+  waitSeconds: number,
+): Promise<void> {
+  const outcome = await reviews.waitForDecision(review.id, waitSeconds * 1000, clientGoneSignal(req, res));
+  switch (outcome.kind) {
+    case 'decided':
+      res.status(201).json(outcome.review);
+      return;
+    case 'timeout': {
+      // A decision may have landed in the instant the timer fired; prefer it to a 408.
+      const current = await reviews.get(review.id);
+      if (current.decision) {
+        res.status(201).json(current);
+        return;
+      }
+      // RFC 9110 asks a 408 to close the connection; it also stops clients from silently resending.
+      res.set('Connection', 'close');
+      sendProblem(res, 408, `no decision within ${waitSeconds} s; review ${review.id} stays pending — fetch GET /reviews/${review.id}/decision later`, {
+        review_id: review.id,
+        review: current,
+      });
+      return;
+    }
+    case 'shutdown':
+      answerShuttingDown(res, review.id, `review ${review.id} stays pending — fetch its decision later`);
+      return;
+    case 'aborted':
+      return;
+  }
+}
+
+/**
+ * The JSON value `null` is written directly: response validators and `res.json` hooks treat a
+ * null body as "no body" (a 204), which is not what clients of this endpoint expect.
+ */
+function sendDecision(res: Response, decision: DecisionRecord | null): void {
+  if (decision) res.json(decision);
+  else res.type('application/json').send('null');
+}
+
+function answerShuttingDown(res: Response, reviewId: number, advice: string): void {
+  res.set({ 'Retry-After': '5', Connection: 'close' });
+  sendProblem(res, 503, `the server is shutting down; ${advice}`, { review_id: reviewId });
+}

@@ -1,0 +1,109 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Config } from './config/settings';
+import { sqliteFile } from './config/load';
+import { type Database, openDatabase } from './db/connection';
+import { migrate } from './db/migrate';
+import { defineModels } from './db/models';
+import { ReviewStore } from './db/review-store';
+import { EventBus } from './domain/events';
+import { ReviewService } from './domain/reviews';
+import { DecisionWaiters } from './domain/waiters';
+import { createApp } from './http/app';
+import { type Logger, silentLogger } from './logging';
+
+/** Everything behind the HTTP layer, wired to one database. */
+export interface Services {
+  db: Database;
+  bus: EventBus;
+  waiters: DecisionWaiters;
+  reviews: ReviewService;
+}
+
+export async function openServices(config: Config, log: Logger): Promise<Services> {
+  const db = openDatabase(sqliteFile(config));
+  try {
+    const applied = await migrate(db.sequelize);
+    if (applied.length > 0) log.info('database migrated', { file: db.file, applied });
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
+  const bus = new EventBus((type, error) => log.error('event listener failed', { event: type, error: String(error) }));
+  const waiters = new DecisionWaiters(bus);
+  const reviews = new ReviewService({ store: new ReviewStore(db, defineModels(db.sequelize)), bus, waiters });
+  return { db, bus, waiters, reviews };
+}
+
+export interface RunningServer {
+  /** e.g. `http://127.0.0.1:8000` */
+  url: string;
+  port: number;
+  services: Services;
+  /** Stops accepting, answers every waiting client, then closes the database. */
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  log?: Logger;
+  validateResponses?: boolean;
+  /** How long in-flight requests get to finish on shutdown before their sockets are cut. */
+  drainMs?: number;
+}
+
+export class PortInUseError extends Error {
+  constructor(readonly host: string, readonly port: number) {
+    super(`port ${port} on ${host} is already in use`);
+    this.name = 'PortInUseError';
+  }
+}
+
+export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
+  const log = options.log ?? silentLogger;
+  const services = await openServices(config, log);
+  const app = createApp({
+    reviews: services.reviews,
+    pingDatabase: services.db.ping,
+    blockingTimeoutSeconds: config.blocking_timeout_seconds,
+    log,
+    validateResponses: options.validateResponses,
+  });
+  const server = http.createServer(app);
+  try {
+    await listen(server, config.api_host, config.api_port);
+  } catch (error) {
+    await services.db.close();
+    throw error;
+  }
+  const { port } = server.address() as AddressInfo;
+  const host = config.api_host.includes(':') ? `[${config.api_host}]` : config.api_host;
+
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> => {
+    closing ??= (async () => {
+      const drained = new Promise<void>((resolve) => server.close(() => resolve()));
+      services.waiters.shutdown();
+      server.closeIdleConnections();
+      const timer = setTimeout(() => server.closeAllConnections(), options.drainMs ?? 5_000);
+      await drained;
+      clearTimeout(timer);
+      await services.db.close();
+    })();
+    return closing;
+  };
+
+  return { url: `http://${host}:${port}`, port, services, close };
+}
+
+function listen(server: http.Server, host: string, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onError = (error: NodeJS.ErrnoException): void => {
+      reject(error.code === 'EADDRINUSE' ? new PortInUseError(host, port) : error);
+    };
+    server.once('error', onError);
+    server.listen(port, host, () => {
+      server.off('error', onError);
+      resolve();
+    });
+  });
+}

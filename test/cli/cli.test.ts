@@ -1,0 +1,104 @@
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { freePort, runCli, startCli } from '../support/cli';
+import { makeTempDir } from '../support/temp';
+
+let temp: ReturnType<typeof makeTempDir>;
+beforeEach(() => {
+  temp = makeTempDir('greenlight-cli-');
+});
+afterEach(() => temp.remove());
+
+describe('greenlight --help', () => {
+  it.each([[[]], [['init']], [['start']]])('explains %j', async (args) => {
+    const result = await runCli([...args, '--help'], { cwd: temp.dir });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/Usage: greenlight/);
+  });
+});
+
+describe('greenlight init', () => {
+  it('writes the commented configuration and refuses to overwrite it without --force', async () => {
+    const first = await runCli(['init'], { cwd: temp.dir });
+    expect(first.code).toBe(0);
+    const file = path.join(temp.dir, 'greenlight.yaml');
+    expect(fs.readFileSync(file, 'utf8')).toMatch(/# TCP port of the HTTP API\..*\napi_port: 8000/);
+
+    fs.appendFileSync(file, '# my edit\n');
+    const second = await runCli(['init'], { cwd: temp.dir });
+    expect(second.code).toBe(1);
+    expect(second.stderr).toMatch(/already exists; use --force/);
+    expect(fs.readFileSync(file, 'utf8')).toContain('# my edit');
+
+    const forced = await runCli(['init', '--force'], { cwd: temp.dir });
+    expect(forced.code).toBe(0);
+    expect(fs.readFileSync(file, 'utf8')).not.toContain('# my edit');
+  });
+
+  it('writes to --path', async () => {
+    const result = await runCli(['init', '--path', 'conf/gl.yaml'], { cwd: temp.dir });
+    expect(result.code).toBe(0);
+    expect(fs.existsSync(path.join(temp.dir, 'conf', 'gl.yaml'))).toBe(true);
+  });
+});
+
+describe('greenlight start', () => {
+  it('serves the API on the given port, says the dashboard is not built yet, and stops on SIGTERM', async () => {
+    const port = await freePort();
+    const server = await startCli(['--port', String(port)], { cwd: temp.dir });
+    expect(server.url).toBe(`http://127.0.0.1:${port}`);
+    await expect.poll(() => server.output()).toMatch(/dashboard is not built yet/);
+    const health = await fetch(`${server.url}/health`);
+    expect(health.status).toBe(200);
+    expect(fs.existsSync(path.join(temp.dir, 'greenlight-data', 'greenlight.db'))).toBe(true);
+
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toBe(0);
+    expect(server.output()).toMatch(/"stopped"/);
+  });
+
+  it('takes its settings from the config file and the environment', async () => {
+    const port = await freePort();
+    fs.writeFileSync(path.join(temp.dir, 'greenlight.yaml'), `api_port: 1\ndata_dir: ./elsewhere\n`);
+    const server = await startCli(['--api-only'], { cwd: temp.dir, env: { GREENLIGHT_API_PORT: String(port) } });
+    try {
+      expect(server.url).toBe(`http://127.0.0.1:${port}`);
+      expect(server.output()).not.toMatch(/dashboard/);
+      expect(fs.existsSync(path.join(temp.dir, 'elsewhere', 'greenlight.db'))).toBe(true);
+    } finally {
+      server.child.kill('SIGTERM');
+      await server.exited;
+    }
+  });
+
+  it('stops with exit code 2 and one line naming the key when the config is invalid', async () => {
+    fs.writeFileSync(path.join(temp.dir, 'greenlight.yaml'), 'api_port: lots\n');
+    const result = await runCli(['start'], { cwd: temp.dir });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      'greenlight: configuration error: api_port must be an integer from 1 to 65535 (got "lots" from greenlight.yaml)\n',
+    );
+  });
+
+  it('stops with exit code 2 on a bad environment value', async () => {
+    const result = await runCli(['start'], { cwd: temp.dir, env: { GREENLIGHT_BLOCKING_TIMEOUT_SECONDS: 'soon' } });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^greenlight: configuration error: blocking_timeout_seconds .* GREENLIGHT_BLOCKING_TIMEOUT_SECONDS\)\n$/);
+  });
+
+  it('says which port is taken instead of crashing', async () => {
+    const blocker = net.createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const { port } = blocker.address() as net.AddressInfo;
+    try {
+      const result = await runCli(['start', '--port', String(port)], { cwd: temp.dir });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(new RegExp(`port ${port} on 127\\.0\\.0\\.1 is already in use; choose another with --port or api_port`));
+      expect(result.stderr).not.toMatch(/\n\s+at /);
+    } finally {
+      blocker.close();
+    }
+  });
+});

@@ -1,0 +1,82 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import net from 'node:net';
+import path from 'node:path';
+
+export const CLI = path.resolve(__dirname, '..', '..', 'bin', 'greenlight.js');
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the built `greenlight` command to completion, as a user would from a shell. */
+export function runCli(args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs?: number }): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { cwd: options.cwd, env: cliEnv(options.env) });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`greenlight ${args.join(' ')} did not finish; stderr: ${stderr}`));
+    }, options.timeoutMs ?? 20_000);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+function cliEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, ...extra };
+  for (const key of Object.keys(env)) {
+    if (key.startsWith('GREENLIGHT_') && !(key in extra)) delete env[key];
+  }
+  return env;
+}
+
+export interface RunningCli {
+  child: ChildProcess;
+  url: string;
+  output: () => string;
+  /** Resolves with the exit code once the process has ended. */
+  exited: Promise<number | null>;
+}
+
+/** Starts `greenlight start …` and resolves once it prints the URL it listens on. */
+export function startCli(args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): Promise<RunningCli> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, 'start', ...args], { cwd: options.cwd, env: cliEnv(options.env) });
+    let output = '';
+    const exited = new Promise<number | null>((done) => child.on('close', (code) => done(code)));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`greenlight start did not come up; output: ${output}`));
+    }, 30_000);
+    const onData = (chunk: Buffer): void => {
+      output += chunk.toString();
+      const match = /listening on (http:\/\/[^\s"]+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve({ child, url: match[1], output: () => output, exited });
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`greenlight start exited with ${code}; output: ${output}`));
+    });
+  });
+}
+
+/** A TCP port that was free a moment ago. */
+export async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}

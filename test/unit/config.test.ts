@@ -1,0 +1,107 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../server/config/load';
+import { ConfigError, defaultConfig } from '../../server/config/settings';
+import { configTemplate } from '../../server/config/template';
+import { makeTempDir } from '../support/temp';
+
+let temp: ReturnType<typeof makeTempDir>;
+beforeEach(() => {
+  temp = makeTempDir('greenlight-config-');
+});
+afterEach(() => temp.remove());
+
+function writeConfig(content: string, name = 'greenlight.yaml'): string {
+  const file = path.join(temp.dir, name);
+  fs.writeFileSync(file, content);
+  return file;
+}
+
+describe('loadConfig', () => {
+  it('uses the documented defaults when there is no file', () => {
+    const { config, file } = loadConfig({ cwd: temp.dir, env: {} });
+    expect(file).toBeNull();
+    expect(config).toMatchObject({ api_host: '127.0.0.1', api_port: 8000, dashboard_port: 8501, blocking_timeout_seconds: 300 });
+    expect(config.data_dir).toBe(path.join(temp.dir, 'greenlight-data'));
+    expect(config.database_url).toBe(`sqlite:${path.join(temp.dir, 'greenlight-data', 'greenlight.db')}`);
+  });
+
+  it('reads ./greenlight.yaml and resolves its relative paths against the file', () => {
+    const sub = path.join(temp.dir, 'conf');
+    fs.mkdirSync(sub);
+    const file = path.join(sub, 'custom.yaml');
+    fs.writeFileSync(file, 'api_port: 9001\ndata_dir: ./state\n');
+    const { config } = loadConfig({ cwd: temp.dir, env: {}, file });
+    expect(config.api_port).toBe(9001);
+    expect(config.data_dir).toBe(path.join(sub, 'state'));
+  });
+
+  it('layers defaults < file < environment < flags', () => {
+    writeConfig('api_port: 9001\nblocking_timeout_seconds: 60\napi_host: 0.0.0.0\n');
+    const { config } = loadConfig({
+      cwd: temp.dir,
+      env: { GREENLIGHT_API_PORT: '9002', GREENLIGHT_BLOCKING_TIMEOUT_SECONDS: '30' },
+      flags: { api_port: '9003' },
+    });
+    expect(config).toMatchObject({ api_port: 9003, blocking_timeout_seconds: 30, api_host: '0.0.0.0' });
+  });
+
+  it('resolves a data_dir from the environment against the working directory', () => {
+    writeConfig('data_dir: ./from-file\n');
+    const { config } = loadConfig({ cwd: temp.dir, env: { GREENLIGHT_DATA_DIR: 'from-env' } });
+    expect(config.data_dir).toBe(path.join(temp.dir, 'from-env'));
+  });
+
+  it('accepts sqlite: database URLs', () => {
+    const { config } = loadConfig({ cwd: temp.dir, env: { GREENLIGHT_DATABASE_URL: 'sqlite:db/x.db' } });
+    expect(config.database_url).toBe(`sqlite:${path.join(temp.dir, 'db', 'x.db')}`);
+  });
+
+  it.each([
+    ['api_port: 70000\n', /^api_port must be an integer from 1 to 65535 \(got 70000 from greenlight\.yaml\)$/],
+    ['api_port: "8000"\n', /^api_port must be an integer/],
+    ['blocking_timeout_seconds: 0\n', /^blocking_timeout_seconds must be an integer from 1/],
+    ['api_host: ""\n', /^api_host must be a non-empty string/],
+    ['api_prot: 8000\n', /^unknown setting "api_prot" in greenlight\.yaml; known settings: api_host, /],
+    ['database_url: postgres://x\n', /^database_url must be empty or sqlite:/],
+    ['api_port: [1\n', /^greenlight\.yaml is not valid YAML \(line \d+\): Flow sequence/],
+    ['- just\n- a list\n', /^greenlight\.yaml must be a mapping/],
+  ])('refuses %j with one clear line naming the key', (content, message) => {
+    writeConfig(content);
+    expect(() => loadConfig({ cwd: temp.dir, env: {} })).toThrowError(message);
+    try {
+      loadConfig({ cwd: temp.dir, env: {} });
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      expect((error as Error).message).not.toContain('\n');
+    }
+  });
+
+  it('names the environment variable that holds a bad value', () => {
+    expect(() => loadConfig({ cwd: temp.dir, env: { GREENLIGHT_API_PORT: 'eighty' } })).toThrowError(
+      'api_port must be an integer from 1 to 65535 (got "eighty" from GREENLIGHT_API_PORT)',
+    );
+  });
+
+  it('refuses an explicit config file that does not exist', () => {
+    expect(() => loadConfig({ cwd: temp.dir, env: {}, file: 'missing.yaml' })).toThrowError(/^config file not found: /);
+  });
+
+  it('treats an empty file as all defaults', () => {
+    writeConfig('# nothing yet\n');
+    expect(loadConfig({ cwd: temp.dir, env: {} }).config.api_port).toBe(defaultConfig().api_port);
+  });
+});
+
+describe('configTemplate', () => {
+  it('loads back to exactly the defaults and comments every setting', () => {
+    writeConfig(configTemplate());
+    const { config } = loadConfig({ cwd: temp.dir, env: {} });
+    expect(config).toEqual(loadConfig({ cwd: temp.dir, env: {}, file: undefined }).config);
+    expect(config.api_port).toBe(8000);
+    for (const key of Object.keys(defaultConfig())) {
+      expect(configTemplate()).toMatch(new RegExp(`# .+\\n${key}: `));
+    }
+  });
+});
