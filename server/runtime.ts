@@ -5,11 +5,20 @@ import { sqliteFile } from './config/load';
 import { type Database, openDatabase } from './db/connection';
 import { migrate } from './db/migrate';
 import { defineModels } from './db/models';
+import path from 'node:path';
+import { AttachmentFiles } from './db/attachment-files';
+import { AttachmentStore } from './db/attachment-store';
+import { FeedbackStore } from './db/feedback-store';
 import { ReviewStore } from './db/review-store';
+import { queryStatistics } from './db/statistics-query';
+import { AttachmentService } from './domain/attachments';
 import { EventBus } from './domain/events';
+import { FeedbackService } from './domain/feedback';
+import type { Statistics } from './domain/records';
 import { ReviewService } from './domain/reviews';
 import { DecisionWaiters } from './domain/waiters';
 import { createApp } from './http/app';
+import { EventStreams } from './http/event-stream';
 import { type Logger, silentLogger } from './logging';
 
 /** Everything behind the HTTP layer, wired to one database. */
@@ -18,9 +27,12 @@ export interface Services {
   bus: EventBus;
   waiters: DecisionWaiters;
   reviews: ReviewService;
+  feedback: FeedbackService;
+  attachments: AttachmentService;
+  statistics: (organizationId?: number) => Promise<Statistics>;
 }
 
-export async function openServices(config: Config, log: Logger): Promise<Services> {
+export async function openServices(config: Config, log: Logger, clock: () => number = Date.now): Promise<Services> {
   const db = openDatabase(sqliteFile(config));
   try {
     const applied = await migrate(db.sequelize);
@@ -31,8 +43,18 @@ export async function openServices(config: Config, log: Logger): Promise<Service
   }
   const bus = new EventBus((type, error) => log.error('event listener failed', { event: type, error: String(error) }));
   const waiters = new DecisionWaiters(bus);
-  const reviews = new ReviewService({ store: new ReviewStore(db, defineModels(db.sequelize)), bus, waiters });
-  return { db, bus, waiters, reviews };
+  const models = defineModels(db.sequelize);
+  const reviewStore = new ReviewStore(db, models);
+  const reviewExists = (id: number) => reviewStore.exists(id);
+  const reviews = new ReviewService({ store: reviewStore, bus, waiters, clock });
+  const files = new AttachmentFiles(path.join(config.data_dir, 'attachments'));
+  const abandoned = await files.sweepIncoming();
+  if (abandoned > 0) log.info('removed unfinished uploads', { count: abandoned });
+  const limits = { maxBytes: config.max_attachment_bytes, maxPerReview: config.max_attachments_per_review };
+  const attachments = new AttachmentService(new AttachmentStore(db, models), files, bus, limits, reviewExists, clock);
+  const feedback = new FeedbackService(new FeedbackStore(db, models), bus, reviewExists, clock);
+  const statistics = (organizationId?: number) => queryStatistics(db.sequelize, organizationId);
+  return { db, bus, waiters, reviews, feedback, attachments, statistics };
 }
 
 export interface RunningServer {
@@ -40,6 +62,7 @@ export interface RunningServer {
   url: string;
   port: number;
   services: Services;
+  eventStreams: EventStreams;
   /** Stops accepting, answers every waiting client, then closes the database. */
   close(): Promise<void>;
 }
@@ -49,6 +72,9 @@ export interface StartOptions {
   validateResponses?: boolean;
   /** How long in-flight requests get to finish on shutdown before their sockets are cut. */
   drainMs?: number;
+  heartbeatMs?: number;
+  /** The service's notion of now (tests set it to make durations exact). */
+  clock?: () => number;
 }
 
 export class PortInUseError extends Error {
@@ -60,9 +86,15 @@ export class PortInUseError extends Error {
 
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   const log = options.log ?? silentLogger;
-  const services = await openServices(config, log);
+  const services = await openServices(config, log, options.clock);
+  const eventStreams = new EventStreams(services.bus, { heartbeatMs: options.heartbeatMs });
   const app = createApp({
     reviews: services.reviews,
+    feedback: services.feedback,
+    attachments: services.attachments,
+    statistics: services.statistics,
+    eventStreams,
+    apiKey: config.enable_auth ? config.api_key : undefined,
     pingDatabase: services.db.ping,
     blockingTimeoutSeconds: config.blocking_timeout_seconds,
     log,
@@ -83,6 +115,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     closing ??= (async () => {
       const drained = new Promise<void>((resolve) => server.close(() => resolve()));
       services.waiters.shutdown();
+      eventStreams.closeAll();
       server.closeIdleConnections();
       const timer = setTimeout(() => server.closeAllConnections(), options.drainMs ?? 5_000);
       await drained;
@@ -92,7 +125,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     return closing;
   };
 
-  return { url: `http://${host}:${port}`, port, services, close };
+  return { url: `http://${host}:${port}`, port, services, eventStreams, close };
 }
 
 function listen(server: http.Server, host: string, port: number): Promise<void> {

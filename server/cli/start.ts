@@ -30,6 +30,9 @@ export async function runStart(options: StartOptions): Promise<void> {
     config: file ?? '(defaults)',
     database: server.services.db.file,
   });
+  if (!config.enable_auth && !isLoopback(config.api_host)) {
+    log.warn(`the API is open to the network: it listens on ${config.api_host} and enable_auth is false; anyone who can reach this machine can read and decide reviews`);
+  }
   if (!options.apiOnly) {
     log.warn('the reviewer dashboard is not built yet in this version; only the API is running');
   }
@@ -47,4 +50,8 @@ export async function runStart(options: StartOptions): Promise<void> {
     process.once('SIGTERM', stop);
   });
   log.info('stopped');
+}
+
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }

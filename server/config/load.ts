@@ -7,6 +7,7 @@ import {
   ConfigError,
   type ValueOrigin,
   SETTINGS,
+  checkConsistency,
   defaultConfig,
   environmentName,
   findSetting,
@@ -60,6 +61,7 @@ export function loadConfig(sources: ConfigSources = {}): LoadedConfig {
     if (key in pathBase) pathBase[key] = cwd;
   }
 
+  checkConsistency(config);
   config.data_dir = path.resolve(pathBase.data_dir, config.data_dir);
   config.database_url = resolveDatabaseUrl(config.database_url, config.data_dir, pathBase.database_url);
   return { config, file };

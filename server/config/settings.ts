@@ -13,6 +13,11 @@ export interface Config {
   /** Empty means the SQLite file `greenlight.db` inside `data_dir`. */
   database_url: string;
   blocking_timeout_seconds: number;
+  enable_auth: boolean;
+  /** The shared secret agents and reviewers send as `Authorization: Bearer <api_key>`. */
+  api_key: string;
+  max_attachment_bytes: number;
+  max_attachments_per_review: number;
 }
 
 export type ConfigKey = keyof Config;
@@ -71,6 +76,19 @@ function text(options: { allowEmpty: boolean }) {
 
 const port = integerIn(1, 65535);
 
+const TRUE_WORDS = new Set(['true', 'yes', 'on', '1']);
+const FALSE_WORDS = new Set(['false', 'no', 'off', '0']);
+
+function flag(key: ConfigKey) {
+  return (raw: unknown, origin: ValueOrigin): boolean => {
+    if (typeof raw === 'boolean') return raw;
+    const word = origin.isText && typeof raw === 'string' ? raw.trim().toLowerCase() : undefined;
+    if (word !== undefined && TRUE_WORDS.has(word)) return true;
+    if (word !== undefined && FALSE_WORDS.has(word)) return false;
+    throw invalid(key, 'true or false', raw, origin);
+  };
+}
+
 function setting<K extends ConfigKey>(
   key: K,
   defaultValue: Config[K],
@@ -87,7 +105,23 @@ export const SETTINGS = [
   setting('data_dir', './greenlight-data', 'Directory for the database and uploaded files (relative to this file).', text({ allowEmpty: false })),
   setting('database_url', '', 'Empty: the SQLite file greenlight.db inside data_dir. Or sqlite:<path to a .db file>.', text({ allowEmpty: true })),
   setting('blocking_timeout_seconds', 300, 'Longest a blocking POST /reviews waits for a decision before answering 408.', integerIn(1, 86_400)),
+  setting('enable_auth', false, 'Require Authorization: Bearer <api_key> on every endpoint except /health and the API docs.', flag),
+  setting('api_key', '', 'The API key (at least 16 characters; e.g. the output of: openssl rand -hex 32). Prefer GREENLIGHT_API_KEY to keep it out of files.', text({ allowEmpty: true })),
+  setting('max_attachment_bytes', 25 * 1024 * 1024, 'Largest attachment accepted, in bytes (25 MiB); larger uploads get 413.', integerIn(1, 2 ** 40)),
+  setting('max_attachments_per_review', 20, 'Most attachments one review may hold; more get 409.', integerIn(1, 10_000)),
 ] as const;
+
+export const MIN_API_KEY_LENGTH = 16;
+
+/** Rules that span settings, checked once every source has been applied. */
+export function checkConsistency(config: Config): void {
+  if (config.enable_auth && config.api_key === '') {
+    throw new ConfigError('enable_auth is true but api_key is empty; set api_key in the config file or GREENLIGHT_API_KEY');
+  }
+  if (config.api_key !== '' && config.api_key.length < MIN_API_KEY_LENGTH) {
+    throw new ConfigError(`api_key must be at least ${MIN_API_KEY_LENGTH} characters (try: openssl rand -hex 32)`);
+  }
+}
 
 export function defaultConfig(): Config {
   return Object.fromEntries(SETTINGS.map((s) => [s.key, s.defaultValue])) as unknown as Config;

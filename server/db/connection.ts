@@ -17,14 +17,17 @@ const CONNECTION_PRAGMAS = [
   'PRAGMA foreign_keys = ON',
 ].join(';\n');
 
+/** Inspection (`greenlight status`, `logs`) must not change the file, not even its journal mode. */
+const READ_ONLY_PRAGMAS = 'PRAGMA busy_timeout = 5000; PRAGMA query_only = ON';
+
 type OpenCallback = (error: Error | null) => void;
 
-/** The `sqlite3` module, except that every database it opens gets `CONNECTION_PRAGMAS` first. */
-function sqlite3WithPragmas(): typeof sqlite3 {
+/** The `sqlite3` module, except that every database it opens runs `pragmas` first. */
+function sqlite3WithPragmas(pragmas: string): typeof sqlite3 {
   function Database(filename: string, mode: number, callback: OpenCallback): sqlite3.Database {
     const connection = new sqlite3.Database(filename, mode, (openError) => {
       if (openError) return callback(openError);
-      connection.exec(CONNECTION_PRAGMAS, (pragmaError) => callback(pragmaError ?? null));
+      connection.exec(pragmas, (pragmaError) => callback(pragmaError ?? null));
     });
     return connection;
   }
@@ -58,12 +61,18 @@ export interface Database {
   close(): Promise<void>;
 }
 
-export function openDatabase(file: string): Database {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
+export interface OpenOptions {
+  /** Open an existing file for reading only; never create or modify it. */
+  readOnly?: boolean;
+}
+
+export function openDatabase(file: string, options: OpenOptions = {}): Database {
+  if (!options.readOnly) fs.mkdirSync(path.dirname(file), { recursive: true });
   const sequelize = new Sequelize({
     dialect: 'sqlite',
     storage: file,
-    dialectModule: sqlite3WithPragmas(),
+    dialectModule: sqlite3WithPragmas(options.readOnly ? READ_ONLY_PRAGMAS : CONNECTION_PRAGMAS),
+    dialectOptions: options.readOnly ? { mode: sqlite3.OPEN_READONLY } : undefined,
     logging: false,
     transactionType: Transaction.TYPES.IMMEDIATE,
     define: { timestamps: false, underscored: true, freezeTableName: true },

@@ -1,5 +1,5 @@
 import { DataTypes, type Model, type ModelStatic, type Sequelize } from 'sequelize';
-import type { DecisionRecord, ReviewRecord } from '../domain/records';
+import type { AttachmentRecord, DecisionRecord, FeedbackRecord, ReviewRecord } from '../domain/records';
 
 /** A review row as stored: times in epoch milliseconds, metadata as JSON text. */
 export type ReviewRow = Omit<ReviewRecord, 'metadata' | 'created_at' | 'updated_at' | 'decided_at' | 'decision'> & {
@@ -14,11 +14,24 @@ export type DecisionRow = Omit<DecisionRecord, 'created_at'> & {
   created_at: number;
 };
 
+export type FeedbackRow = Omit<FeedbackRecord, 'created_at'> & {
+  organization_id: number | null;
+  created_at: number;
+};
+
+export type AttachmentRow = Omit<AttachmentRecord, 'created_at'> & {
+  organization_id: number | null;
+  storage_key: string;
+  created_at: number;
+};
+
 type Creation<Row> = Omit<Row, 'id'>;
 
 export interface Models {
   Review: ModelStatic<Model<ReviewRow, Creation<ReviewRow>>>;
   Decision: ModelStatic<Model<DecisionRow, Creation<DecisionRow>>>;
+  Feedback: ModelStatic<Model<FeedbackRow, Creation<FeedbackRow>>>;
+  Attachment: ModelStatic<Model<AttachmentRow, Creation<AttachmentRow>>>;
 }
 
 /** Model definitions mirror the migrations; the migrations own the schema. */
@@ -51,6 +64,26 @@ export function defineModels(sequelize: Sequelize): Models {
     notes: DataTypes.TEXT,
     created_at: { type: DataTypes.BIGINT, allowNull: false },
   });
+  const Feedback = sequelize.define<Model<FeedbackRow, Creation<FeedbackRow>>>('feedback', {
+    id: { type: DataTypes.INTEGER, primaryKey: true, autoIncrement: true },
+    review_id: { type: DataTypes.INTEGER, allowNull: false },
+    organization_id: DataTypes.INTEGER,
+    rating: DataTypes.INTEGER,
+    comment: DataTypes.TEXT,
+    created_at: { type: DataTypes.BIGINT, allowNull: false },
+  });
+  const Attachment = sequelize.define<Model<AttachmentRow, Creation<AttachmentRow>>>('attachments', {
+    id: { type: DataTypes.INTEGER, primaryKey: true, autoIncrement: true },
+    review_id: { type: DataTypes.INTEGER, allowNull: false },
+    organization_id: DataTypes.INTEGER,
+    file_name: { type: DataTypes.STRING(255), allowNull: false },
+    content_type: { type: DataTypes.STRING(255), allowNull: false },
+    size_bytes: { type: DataTypes.BIGINT, allowNull: false },
+    sha256: { type: DataTypes.STRING(64), allowNull: false },
+    description: DataTypes.TEXT,
+    storage_key: { type: DataTypes.STRING(255), allowNull: false },
+    created_at: { type: DataTypes.BIGINT, allowNull: false },
+  });
   Review.hasOne(Decision, { as: 'decision', foreignKey: 'review_id' });
-  return { Review, Decision };
+  return { Review, Decision, Feedback, Attachment };
 }

@@ -1,6 +1,7 @@
 import type { Transaction, WhereOptions } from 'sequelize';
 import type { Database } from './connection';
 import type { DecisionRow, Models, ReviewRow } from './models';
+import { isoTime } from './time';
 import {
   type DecisionInput,
   type DecisionRecord,
@@ -14,10 +15,6 @@ export type DecisionOutcome =
   | { outcome: 'recorded'; review: ReviewRecord }
   | { outcome: 'not_found' }
   | { outcome: 'already_decided'; review: ReviewRecord };
-
-function isoTime(epochMs: number): string {
-  return new Date(epochMs).toISOString();
-}
 
 export function toDecisionRecord(row: DecisionRow): DecisionRecord {
   return {
@@ -113,6 +110,10 @@ export class ReviewStore {
       }) as unknown as Promise<ReviewWithDecision[]>,
     ]);
     return { total, reviews: rows.map((row) => toReviewRecord(row, decisionOrNull(row.decision))) };
+  }
+
+  async exists(id: number): Promise<boolean> {
+    return (await this.models.Review.count({ where: { id } })) > 0;
   }
 
   async findDecision(reviewId: number): Promise<DecisionRecord | null> {

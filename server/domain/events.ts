@@ -1,11 +1,22 @@
-import type { ReviewRecord } from './records';
+import type { AttachmentRecord, FeedbackRecord, ReviewRecord } from './records';
 
 /** What happened, after it committed. Payloads are the records as the API returns them. */
 export interface ServiceEvents {
   'review.created': ReviewRecord;
   /** The review with its `decision`. */
   'review.decided': ReviewRecord;
+  'feedback.created': FeedbackRecord;
+  'attachment.created': AttachmentRecord;
+  'attachment.deleted': { id: number; review_id: number };
 }
+
+export const EVENT_TYPES: readonly EventType[] = [
+  'review.created',
+  'review.decided',
+  'feedback.created',
+  'attachment.created',
+  'attachment.deleted',
+];
 
 export type EventType = keyof ServiceEvents;
 export type Listener<K extends EventType> = (payload: ServiceEvents[K]) => void;

@@ -86,3 +86,40 @@ export interface ReviewPage {
   page: number;
   page_size: number;
 }
+
+export interface FeedbackInput {
+  rating?: number | null;
+  comment?: string | null;
+}
+
+export interface FeedbackRecord {
+  id: number;
+  review_id: number;
+  rating: number | null;
+  comment: string | null;
+  created_at: string;
+}
+
+export interface AttachmentRecord {
+  id: number;
+  review_id: number;
+  file_name: string;
+  content_type: string;
+  size_bytes: number;
+  sha256: string;
+  description: string | null;
+  created_at: string;
+}
+
+export interface Statistics {
+  total_reviews: number;
+  pending_reviews: number;
+  approved_reviews: number;
+  rejected_reviews: number;
+  modified_reviews: number;
+  avg_confidence_score: number | null;
+  avg_seconds_to_decision: number | null;
+  task_type_breakdown: Record<string, number>;
+  framework_breakdown: Record<string, number>;
+  urgency_breakdown: Record<Urgency, number>;
+}

@@ -1,16 +1,32 @@
 import express, { type Express } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
+import type { AttachmentService } from '../domain/attachments';
+import type { FeedbackService } from '../domain/feedback';
+import type { Statistics } from '../domain/records';
 import type { ReviewService } from '../domain/reviews';
 import type { Logger } from '../logging';
+import { requireApiKey } from './auth';
+import type { EventStreams } from './event-stream';
 import { openApiDocument } from './openapi/document';
 import { errorHandler, notFoundHandler } from './problems';
+import { attachmentRoutes } from './routes/attachments';
+import { docsRoutes } from './routes/docs';
+import { eventRoutes } from './routes/events';
+import { feedbackRoutes } from './routes/feedback';
 import { healthRoutes } from './routes/health';
 import { reviewRoutes } from './routes/reviews';
+import { statisticsRoutes } from './routes/statistics';
 
 export interface AppOptions {
   reviews: ReviewService;
+  feedback: FeedbackService;
+  attachments: AttachmentService;
+  statistics: (organizationId?: number) => Promise<Statistics>;
+  eventStreams: EventStreams;
   pingDatabase: () => Promise<void>;
   blockingTimeoutSeconds: number;
+  /** Set when authentication is on. */
+  apiKey?: string;
   log: Logger;
   /** Check every response against the OpenAPI document too (tests turn this on). */
   validateResponses?: boolean;
@@ -26,6 +42,8 @@ export function createApp(options: AppOptions): Express {
   // JSON answers are small and rarely repeated; hashing each one for an ETag costs more than it saves.
   app.set('etag', false);
 
+  if (options.apiKey) app.use(requireApiKey(options.apiKey));
+  app.use(docsRoutes(openApiDocument));
   app.use(express.json({ limit: '1mb' }));
   app.use(
     OpenApiValidator.middleware({
@@ -33,11 +51,17 @@ export function createApp(options: AppOptions): Express {
       validateRequests: { allowUnknownQueryParameters: false },
       validateResponses: options.validateResponses ?? false,
       validateSecurity: false,
+      // Uploads are streamed to disk by our own multipart reader, never buffered by the validator.
+      fileUploader: false,
     }),
   );
 
   app.use(healthRoutes(options.pingDatabase));
   app.use(reviewRoutes({ reviews: options.reviews, blockingTimeoutSeconds: options.blockingTimeoutSeconds }));
+  app.use(feedbackRoutes(options.feedback));
+  app.use(attachmentRoutes(options.attachments));
+  app.use(statisticsRoutes(options.statistics));
+  app.use(eventRoutes(options.eventStreams));
 
   app.use(notFoundHandler);
   app.use(errorHandler(options.log));

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { type Config, defaultConfig } from '../../server/config/settings';
-import { type RunningServer, startServer } from '../../server/runtime';
+import { type RunningServer, type StartOptions, startServer } from '../../server/runtime';
 import { makeTempDir } from './temp';
 
 export interface TestServer extends RunningServer {
@@ -14,7 +14,7 @@ export interface TestServer extends RunningServer {
  * The real server on a random loopback port with its own SQLite file, checking every
  * response against the OpenAPI document.
  */
-export async function startTestServer(overrides: Partial<Config> = {}): Promise<TestServer> {
+export async function startTestServer(overrides: Partial<Config> = {}, options: StartOptions = {}): Promise<TestServer> {
   const temp = makeTempDir();
   const config: Config = {
     ...defaultConfig(),
@@ -23,7 +23,7 @@ export async function startTestServer(overrides: Partial<Config> = {}): Promise<
     database_url: `sqlite:${path.join(temp.dir, 'greenlight.db')}`,
     ...overrides,
   };
-  const server = await startServer(config, { validateResponses: true, drainMs: 1_000 });
+  const server = await startServer(config, { validateResponses: true, drainMs: 1_000, ...options });
   return {
     ...server,
     dataDir: temp.dir,

@@ -20,6 +20,12 @@ Decisions taken where the source specification is silent:
   \`?wait=N\` long-polls for up to N seconds.
 - A second decision is refused with 409 carrying the decision that stands.
 - Statuses are \`pending\`, \`approved\`, \`rejected\` and \`modified\`.
+- Authentication is off by default in the self-hosted edition. With \`enable_auth\` every
+  endpoint except \`/health\`, \`/docs\`, \`/redoc\` and \`/openapi.json\` needs
+  \`Authorization: Bearer <api_key>\`, and answers 401 with \`WWW-Authenticate: Bearer\`
+  without it.
+- Feedback is listed as \`{review_id, feedback, count}\` and attachments as
+  \`{review_id, attachments, count}\`.
 `.trim();
 
 let built: object | undefined;
@@ -36,8 +42,14 @@ export function openApiDocument(): Record<string, unknown> {
       tags: [
         { name: 'reviews', description: 'Review requests and their lifecycle' },
         { name: 'decisions', description: 'Approve, reject or modify a review' },
+        { name: 'feedback', description: 'Ratings and comments on reviews' },
+        { name: 'attachments', description: 'Files attached to reviews' },
+        { name: 'statistics', description: 'Counts and averages' },
+        { name: 'events', description: 'Live events for dashboards' },
         { name: 'health', description: 'Liveness and database reachability' },
+        { name: 'documentation', description: 'This document' },
       ],
+      security: [{ bearerAuth: [] }],
     },
     // The TypeScript sources, not the compiled files: tsc drops comments attached to no code.
     apis: [path.join(packageRoot, 'server', 'http', '**', '*.ts')],

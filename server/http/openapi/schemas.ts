@@ -236,6 +236,118 @@
  *           properties:
  *             review_id: { type: integer }
  *             decision: { $ref: '#/components/schemas/Decision' }
+ *     FeedbackCreate:
+ *       type: object
+ *       additionalProperties: false
+ *       description: A rating, a comment, or both; at least one of them must be given (not null).
+ *       properties:
+ *         rating:
+ *           type: integer
+ *           nullable: true
+ *           minimum: 1
+ *           maximum: 5
+ *         comment:
+ *           type: string
+ *           nullable: true
+ *           maxLength: 10000
+ *       example: { rating: 4, comment: Good catch on the refund amount. }
+ *     Feedback:
+ *       type: object
+ *       required: [id, review_id, rating, comment, created_at]
+ *       properties:
+ *         id: { type: integer }
+ *         review_id: { type: integer }
+ *         rating: { type: integer, nullable: true, minimum: 1, maximum: 5 }
+ *         comment: { type: string, nullable: true }
+ *         created_at: { type: string, format: date-time }
+ *       example: { id: 3, review_id: 42, rating: 4, comment: Good catch on the refund amount., created_at: '2026-11-22T10:05:00.000Z' }
+ *     FeedbackList:
+ *       type: object
+ *       required: [review_id, feedback, count]
+ *       properties:
+ *         review_id: { type: integer }
+ *         feedback:
+ *           type: array
+ *           items: { $ref: '#/components/schemas/Feedback' }
+ *         count: { type: integer }
+ *     AttachmentUpload:
+ *       type: object
+ *       # `file` is required, but the server checks that itself while streaming the body: the
+ *       # request validator runs before the body is read and would see no parts at all.
+ *       properties:
+ *         file:
+ *           type: string
+ *           format: binary
+ *           description: >-
+ *             Required. The file; its part's `filename` and `Content-Type` are kept (sanitised).
+ *             Without it the upload is refused with 400.
+ *         description:
+ *           type: string
+ *           maxLength: 1000
+ *     Attachment:
+ *       type: object
+ *       required: [id, review_id, file_name, content_type, size_bytes, sha256, description, created_at]
+ *       properties:
+ *         id: { type: integer }
+ *         review_id: { type: integer }
+ *         file_name: { type: string, description: 'The uploaded name, sanitised.' }
+ *         content_type: { type: string, description: 'The declared type, or application/octet-stream.' }
+ *         size_bytes: { type: integer }
+ *         sha256: { type: string, pattern: '^[0-9a-f]{64}$', description: 'SHA-256 of the content, in hex.' }
+ *         description: { type: string, nullable: true }
+ *         created_at: { type: string, format: date-time }
+ *       example:
+ *         id: 5
+ *         review_id: 42
+ *         file_name: receipt.png
+ *         content_type: image/png
+ *         size_bytes: 48213
+ *         sha256: 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
+ *         description: The customer's receipt
+ *         created_at: '2026-11-22T10:01:00.000Z'
+ *     AttachmentList:
+ *       type: object
+ *       required: [review_id, attachments, count]
+ *       properties:
+ *         review_id: { type: integer }
+ *         attachments:
+ *           type: array
+ *           items: { $ref: '#/components/schemas/Attachment' }
+ *         count: { type: integer }
+ *     Statistics:
+ *       type: object
+ *       required: [total_reviews, pending_reviews, approved_reviews, rejected_reviews, modified_reviews,
+ *                  avg_confidence_score, avg_seconds_to_decision, task_type_breakdown, framework_breakdown,
+ *                  urgency_breakdown]
+ *       properties:
+ *         total_reviews: { type: integer }
+ *         pending_reviews: { type: integer }
+ *         approved_reviews: { type: integer }
+ *         rejected_reviews: { type: integer }
+ *         modified_reviews: { type: integer }
+ *         avg_confidence_score: { type: number, nullable: true }
+ *         avg_seconds_to_decision: { type: number, nullable: true, description: Mean time from creation to decision. }
+ *         task_type_breakdown: { type: object, additionalProperties: { type: integer } }
+ *         framework_breakdown: { type: object, additionalProperties: { type: integer } }
+ *         urgency_breakdown:
+ *           type: object
+ *           required: [low, medium, high, critical]
+ *           properties:
+ *             low: { type: integer }
+ *             medium: { type: integer }
+ *             high: { type: integer }
+ *             critical: { type: integer }
+ *       example:
+ *         total_reviews: 120
+ *         pending_reviews: 8
+ *         approved_reviews: 90
+ *         rejected_reviews: 15
+ *         modified_reviews: 7
+ *         avg_confidence_score: 0.81
+ *         avg_seconds_to_decision: 342.5
+ *         task_type_breakdown: { refund: 70, email_send: 50 }
+ *         framework_breakdown: { langchain: 100, crewai: 20 }
+ *         urgency_breakdown: { low: 10, medium: 80, high: 25, critical: 5 }
  *     Health:
  *       type: object
  *       required: [status, service, version, database]
@@ -250,6 +362,18 @@
  *       in: path
  *       required: true
  *       schema: { type: integer, minimum: 1, maximum: 9007199254740991 }
+ *     AttachmentId:
+ *       name: attachment_id
+ *       in: path
+ *       required: true
+ *       schema: { type: integer, minimum: 1, maximum: 9007199254740991 }
+ *   securitySchemes:
+ *     bearerAuth:
+ *       type: http
+ *       scheme: bearer
+ *       description: >-
+ *         The `api_key` of the configuration, when `enable_auth` is true. Self-hosted
+ *         installations leave authentication off by default.
  *   responses:
  *     BadRequest:
  *       description: Invalid body, query or path value, or malformed JSON.
@@ -262,6 +386,20 @@
  *             status: 400
  *             detail: confidence_score must be <= 1
  *             errors: [{ field: confidence_score, message: must be <= 1 }]
+ *     Unauthorized:
+ *       description: Authentication is on and the Bearer key is missing or wrong.
+ *       headers:
+ *         WWW-Authenticate: { schema: { type: string }, example: 'Bearer realm="greenlight"' }
+ *       content:
+ *         application/problem+json:
+ *           schema: { $ref: '#/components/schemas/Problem' }
+ *           example: { type: about:blank, title: Unauthorized, status: 401, detail: 'this API requires an API key: send Authorization: Bearer <api_key>' }
+ *     AttachmentNotFound:
+ *       description: No attachment with this id.
+ *       content:
+ *         application/problem+json:
+ *           schema: { $ref: '#/components/schemas/Problem' }
+ *           example: { type: about:blank, title: Not Found, status: 404, detail: attachment 5 does not exist }
  *     NotFound:
  *       description: No review with this id.
  *       content:

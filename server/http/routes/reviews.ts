@@ -62,6 +62,7 @@ export function reviewRoutes({ reviews, blockingTimeoutSeconds }: ReviewRoutesOp
    *           application/json:
    *             schema: { $ref: '#/components/schemas/Review' }
    *       '400': { $ref: '#/components/responses/BadRequest' }
+   *       '401': { $ref: '#/components/responses/Unauthorized' }
    *       '408':
    *         description: A blocking create waited past its limit; the review stays pending.
    *         content:
@@ -107,6 +108,7 @@ export function reviewRoutes({ reviews, blockingTimeoutSeconds }: ReviewRoutesOp
    *           application/json:
    *             schema: { $ref: '#/components/schemas/ReviewList' }
    *       '400': { $ref: '#/components/responses/BadRequest' }
+   *       '401': { $ref: '#/components/responses/Unauthorized' }
    */
   router.get('/reviews', async (req, res) => {
     const page = Number(req.query.page ?? 1);
@@ -128,6 +130,7 @@ export function reviewRoutes({ reviews, blockingTimeoutSeconds }: ReviewRoutesOp
    *           application/json:
    *             schema: { $ref: '#/components/schemas/Review' }
    *       '400': { $ref: '#/components/responses/BadRequest' }
+   *       '401': { $ref: '#/components/responses/Unauthorized' }
    *       '404': { $ref: '#/components/responses/NotFound' }
    */
   router.get('/reviews/:review_id', async (req, res) => {
@@ -158,6 +161,7 @@ export function reviewRoutes({ reviews, blockingTimeoutSeconds }: ReviewRoutesOp
    *           application/json:
    *             schema: { $ref: '#/components/schemas/Decision' }
    *       '400': { $ref: '#/components/responses/BadRequest' }
+   *       '401': { $ref: '#/components/responses/Unauthorized' }
    *       '404': { $ref: '#/components/responses/NotFound' }
    *       '409':
    *         description: The review was already decided.
@@ -196,6 +200,7 @@ export function reviewRoutes({ reviews, blockingTimeoutSeconds }: ReviewRoutesOp
    *               allOf: [{ $ref: '#/components/schemas/Decision' }]
    *               nullable: true
    *       '400': { $ref: '#/components/responses/BadRequest' }
+   *       '401': { $ref: '#/components/responses/Unauthorized' }
    *       '404': { $ref: '#/components/responses/NotFound' }
    *       '503': { $ref: '#/components/responses/ServiceUnavailable' }
    */

@@ -1,0 +1,34 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { RequestHandler } from 'express';
+import { sendProblem } from './problems';
+
+/** Open without a key even when authentication is on: liveness checks and the API's documentation. */
+export function isPublicPath(path: string): boolean {
+  return path === '/health' || path === '/openapi.json' || /^\/(docs|redoc)(\/|$)/.test(path);
+}
+
+function digest(value: string): Buffer {
+  return createHash('sha256').update(value, 'utf8').digest();
+}
+
+/**
+ * `Authorization: Bearer <api_key>` on every non-public path. Both sides are hashed to the
+ * same length first, so the comparison takes the same time whatever the key sent.
+ */
+export function requireApiKey(apiKey: string): RequestHandler {
+  const expected = digest(apiKey);
+  return (req, res, next) => {
+    if (isPublicPath(req.path)) return next();
+    const header = req.get('authorization') ?? '';
+    const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header);
+    if (!match) {
+      res.set('WWW-Authenticate', 'Bearer realm="greenlight"');
+      return sendProblem(res, 401, 'this API requires an API key: send Authorization: Bearer <api_key>');
+    }
+    if (!timingSafeEqual(digest(match[1]), expected)) {
+      res.set('WWW-Authenticate', 'Bearer realm="greenlight", error="invalid_token"');
+      return sendProblem(res, 401, 'the API key is not valid');
+    }
+    next();
+  };
+}

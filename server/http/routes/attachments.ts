@@ -1,0 +1,196 @@
+import { create as contentDisposition } from 'content-disposition';
+import { Router, type Request, type Response } from 'express';
+import { type AttachmentService, dispositionFor, normalizeContentType, sanitizeFileName } from '../../domain/attachments';
+import { AppError } from '../../domain/errors';
+import { receiveUpload } from '../multipart';
+
+const MAX_DESCRIPTION_LENGTH = 1_000;
+/** Room for multipart boundaries and part headers on top of the file itself. */
+const MULTIPART_OVERHEAD_BYTES = 64 * 1024;
+
+function idOf(req: Request, name: string): number {
+  return Number(req.params[name]);
+}
+
+/** Refuses, before reading it, a body that announces itself as too large. */
+function refuseOversizedBody(req: Request, maxBytes: number): void {
+  const announced = Number(req.get('content-length') ?? 0);
+  if (announced > maxBytes + MULTIPART_OVERHEAD_BYTES + MAX_DESCRIPTION_LENGTH * 4) {
+    throw new AppError(413, `the upload is larger than max_attachment_bytes (${maxBytes} bytes)`);
+  }
+}
+
+function sendContent(res: Response, content: Awaited<ReturnType<AttachmentService['content']>>): void {
+  const { attachment, stream } = content;
+  const disposition = dispositionFor(attachment.content_type);
+  res.set({
+    'Content-Type': attachment.content_type,
+    'Content-Length': String(attachment.size_bytes),
+    'Content-Disposition': contentDisposition(attachment.file_name, { type: disposition }),
+    'X-Content-Type-Options': 'nosniff',
+    'Cache-Control': 'private, no-cache',
+    ETag: `"${attachment.sha256}"`,
+  });
+  if (attachment.content_type !== 'application/pdf') {
+    // Even a file shown in place runs no script and loads nothing (browsers' PDF viewers
+    // refuse to work in a sandbox, and PDF is no script host for the page).
+    res.set('Content-Security-Policy', "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; sandbox");
+  }
+  stream.on('error', () => res.destroy());
+  stream.pipe(res);
+}
+
+export function attachmentRoutes(attachments: AttachmentService): Router {
+  const router = Router();
+
+  /**
+   * @openapi
+   * /reviews/{review_id}/attachments:
+   *   post:
+   *     tags: [attachments]
+   *     summary: Attach a file to a review
+   *     description: >-
+   *       Multipart upload with the file in the part `file` and an optional text part
+   *       `description`. The file streams to disk with its SHA-256 computed on the way; past
+   *       `max_attachment_bytes` the upload is refused with 413 and nothing is kept. A review
+   *       holds at most `max_attachments_per_review` files (409 past that). The file name is
+   *       sanitised: no directories, no control characters.
+   *     parameters: [{ $ref: '#/components/parameters/ReviewId' }]
+   *     requestBody:
+   *       required: true
+   *       content:
+   *         multipart/form-data:
+   *           schema: { $ref: '#/components/schemas/AttachmentUpload' }
+   *           encoding:
+   *             file: { contentType: application/octet-stream }
+   *     responses:
+   *       '201':
+   *         description: The stored attachment.
+   *         content:
+   *           application/json:
+   *             schema: { $ref: '#/components/schemas/Attachment' }
+   *       '400': { $ref: '#/components/responses/BadRequest' }
+   *       '401': { $ref: '#/components/responses/Unauthorized' }
+   *       '404': { $ref: '#/components/responses/NotFound' }
+   *       '409':
+   *         description: The review already holds `max_attachments_per_review` files.
+   *         content:
+   *           application/problem+json:
+   *             schema: { $ref: '#/components/schemas/Problem' }
+   *             example: { type: about:blank, title: Conflict, status: 409, detail: review 42 already has the maximum of 20 attachments }
+   *       '413':
+   *         description: The file is larger than `max_attachment_bytes`.
+   *         content:
+   *           application/problem+json:
+   *             schema: { $ref: '#/components/schemas/Problem' }
+   *             example: { type: about:blank, title: Payload Too Large, status: 413, detail: the file is larger than max_attachment_bytes (26214400 bytes) }
+   *       '415': { $ref: '#/components/responses/UnsupportedMediaType' }
+   *   get:
+   *     tags: [attachments]
+   *     summary: The attachments of a review, oldest first
+   *     parameters: [{ $ref: '#/components/parameters/ReviewId' }]
+   *     responses:
+   *       '200':
+   *         description: The review's attachments.
+   *         content:
+   *           application/json:
+   *             schema: { $ref: '#/components/schemas/AttachmentList' }
+   *       '400': { $ref: '#/components/responses/BadRequest' }
+   *       '401': { $ref: '#/components/responses/Unauthorized' }
+   *       '404': { $ref: '#/components/responses/NotFound' }
+   */
+  router.post('/reviews/:review_id/attachments', async (req, res) => {
+    const reviewId = idOf(req, 'review_id');
+    try {
+      refuseOversizedBody(req, attachments.limits.maxBytes);
+      await attachments.checkCanAttach(reviewId);
+      const upload = await receiveUpload(req, {
+        files: attachments.files,
+        fileField: 'file',
+        maxBytes: attachments.limits.maxBytes,
+        textFields: { description: MAX_DESCRIPTION_LENGTH },
+      });
+      const description = upload.fields.description?.trim();
+      const record = await attachments.add(reviewId, {
+        incoming: upload.incoming,
+        fileName: sanitizeFileName(upload.fileName),
+        contentType: normalizeContentType(upload.contentType),
+        description: description ? description : null,
+      });
+      res.status(201).location(`/attachments/${record.id}`).json(record);
+    } catch (error) {
+      // The client may still be sending; answer, then close rather than read a body we refused.
+      if (!req.complete) res.set('Connection', 'close');
+      throw error;
+    }
+  });
+
+  router.get('/reviews/:review_id/attachments', async (req, res) => {
+    res.json(await attachments.list(idOf(req, 'review_id')));
+  });
+
+  /**
+   * @openapi
+   * /attachments/{attachment_id}:
+   *   get:
+   *     tags: [attachments]
+   *     summary: One attachment's record
+   *     parameters: [{ $ref: '#/components/parameters/AttachmentId' }]
+   *     responses:
+   *       '200':
+   *         description: The attachment.
+   *         content:
+   *           application/json:
+   *             schema: { $ref: '#/components/schemas/Attachment' }
+   *       '400': { $ref: '#/components/responses/BadRequest' }
+   *       '401': { $ref: '#/components/responses/Unauthorized' }
+   *       '404': { $ref: '#/components/responses/AttachmentNotFound' }
+   *   delete:
+   *     tags: [attachments]
+   *     summary: Delete an attachment and its bytes
+   *     parameters: [{ $ref: '#/components/parameters/AttachmentId' }]
+   *     responses:
+   *       '204': { description: Deleted; the bytes are gone from disk. }
+   *       '400': { $ref: '#/components/responses/BadRequest' }
+   *       '401': { $ref: '#/components/responses/Unauthorized' }
+   *       '404': { $ref: '#/components/responses/AttachmentNotFound' }
+   */
+  router.get('/attachments/:attachment_id', async (req, res) => {
+    res.json(await attachments.get(idOf(req, 'attachment_id')));
+  });
+
+  router.delete('/attachments/:attachment_id', async (req, res) => {
+    await attachments.remove(idOf(req, 'attachment_id'));
+    res.status(204).end();
+  });
+
+  /**
+   * @openapi
+   * /attachments/{attachment_id}/download:
+   *   get:
+   *     tags: [attachments]
+   *     summary: The attachment's bytes
+   *     description: >-
+   *       Served with its stored `Content-Type`, `Content-Length`, `X-Content-Type-Options: nosniff`
+   *       and `Content-Disposition`: `inline` for plain images, PDF and text, `attachment` for
+   *       anything a browser could execute (HTML, SVG, XML, JavaScript …) or does not know.
+   *     parameters: [{ $ref: '#/components/parameters/AttachmentId' }]
+   *     responses:
+   *       '200':
+   *         description: The content.
+   *         headers:
+   *           Content-Disposition: { schema: { type: string }, example: 'inline; filename="receipt.png"' }
+   *           X-Content-Type-Options: { schema: { type: string, enum: [nosniff] } }
+   *         content:
+   *           application/octet-stream:
+   *             schema: { type: string, format: binary }
+   *       '400': { $ref: '#/components/responses/BadRequest' }
+   *       '401': { $ref: '#/components/responses/Unauthorized' }
+   *       '404': { $ref: '#/components/responses/AttachmentNotFound' }
+   */
+  router.get('/attachments/:attachment_id/download', async (req, res) => {
+    sendContent(res, await attachments.content(idOf(req, 'attachment_id')));
+  });
+
+  return router;
+}

@@ -1,0 +1,56 @@
+import { Router, type Request } from 'express';
+import type { FeedbackService } from '../../domain/feedback';
+import type { FeedbackInput } from '../../domain/records';
+
+export function feedbackRoutes(feedback: FeedbackService): Router {
+  const router = Router();
+
+  /**
+   * @openapi
+   * /reviews/{review_id}/feedback:
+   *   post:
+   *     tags: [feedback]
+   *     summary: Leave feedback on a review
+   *     description: >-
+   *       A rating (1–5), a comment, or both. A review collects any number of feedback entries,
+   *       pending or decided.
+   *     parameters: [{ $ref: '#/components/parameters/ReviewId' }]
+   *     requestBody:
+   *       required: true
+   *       content:
+   *         application/json:
+   *           schema: { $ref: '#/components/schemas/FeedbackCreate' }
+   *     responses:
+   *       '201':
+   *         description: The stored feedback.
+   *         content:
+   *           application/json:
+   *             schema: { $ref: '#/components/schemas/Feedback' }
+   *       '400': { $ref: '#/components/responses/BadRequest' }
+   *       '401': { $ref: '#/components/responses/Unauthorized' }
+   *       '404': { $ref: '#/components/responses/NotFound' }
+   *       '415': { $ref: '#/components/responses/UnsupportedMediaType' }
+   *   get:
+   *     tags: [feedback]
+   *     summary: The feedback left on a review, oldest first
+   *     parameters: [{ $ref: '#/components/parameters/ReviewId' }]
+   *     responses:
+   *       '200':
+   *         description: Every feedback entry of the review.
+   *         content:
+   *           application/json:
+   *             schema: { $ref: '#/components/schemas/FeedbackList' }
+   *       '400': { $ref: '#/components/responses/BadRequest' }
+   *       '401': { $ref: '#/components/responses/Unauthorized' }
+   *       '404': { $ref: '#/components/responses/NotFound' }
+   */
+  router.post('/reviews/:review_id/feedback', async (req: Request<{ review_id: string }, unknown, FeedbackInput>, res) => {
+    res.status(201).json(await feedback.add(Number(req.params.review_id), req.body));
+  });
+
+  router.get('/reviews/:review_id/feedback', async (req, res) => {
+    res.json(await feedback.list(Number(req.params.review_id)));
+  });
+
+  return router;
+}
