@@ -1,5 +1,6 @@
-import { Command, InvalidArgumentError } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { CONFIG_FILE_NAME } from '../config/load';
+import { REVIEW_STATUSES } from '../domain/records';
 import { ConfigError } from '../config/settings';
 import { packageVersion } from '../package-info';
 import { CliError } from './errors';
@@ -9,6 +10,14 @@ function integerText(value: string): string {
   if (!/^\d+$/.test(value)) throw new InvalidArgumentError('must be a whole number');
   return value;
 }
+
+function limitNumber(value: string): number {
+  const limit = Number(integerText(value));
+  if (limit < 1 || limit > 1000) throw new InvalidArgumentError('must be from 1 to 1000');
+  return limit;
+}
+
+const configOption = (): Option => new Option('--config <file>', `configuration file (default: ./${CONFIG_FILE_NAME} when present)`);
 
 function buildProgram(): Command {
   const program = new Command('greenlight')
@@ -27,12 +36,26 @@ function buildProgram(): Command {
   program
     .command('start')
     .description('start the API (port 8000 by default, bound to 127.0.0.1)')
-    .option('--config <file>', `configuration file (default: ./${CONFIG_FILE_NAME} when present)`)
+    .addOption(configOption())
     .option('--port <n>', 'API port (overrides api_port)', integerText)
     .option('--host <address>', 'interface to bind (overrides api_host)')
     .option('--api-only', 'run only the API')
     // Loaded on use: the server's modules take a second to load, which `--help` need not pay.
     .action(async (options) => (await import('./start.js')).runStart(options));
+
+  program
+    .command('status')
+    .description('check the configuration, the database and the running API; exit code 0 only when all are healthy')
+    .addOption(configOption())
+    .action(async (options: { config?: string }) => (await import('./status.js')).runStatus(options, process.stdout));
+
+  program
+    .command('logs')
+    .description('show the most recent reviews as a table')
+    .addOption(configOption())
+    .option('--limit <n>', 'how many reviews (1-1000)', limitNumber, 20)
+    .addOption(new Option('--status-filter <status>', 'only reviews with this status').choices(REVIEW_STATUSES))
+    .action(async (options) => (await import('./logs.js')).runLogs(options, process.stdout));
 
   return program;
 }

@@ -1,0 +1,78 @@
+import { QueryTypes } from 'sequelize';
+import { loadConfig } from '../config/load';
+import type { Config } from '../config/settings';
+import { packageVersion } from '../package-info';
+import { CliError } from './errors';
+import { openForReading } from './read-database';
+
+interface Check {
+  name: string;
+  ok: boolean;
+  detail: string;
+}
+
+/** The address a local client uses to reach a server bound to `host`. */
+export function localUrl(config: Pick<Config, 'api_host' | 'api_port'>): string {
+  const host = config.api_host === '0.0.0.0' ? '127.0.0.1' : config.api_host === '::' ? '::1' : config.api_host;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${config.api_port}`;
+}
+
+async function checkDatabase(config: Config): Promise<Check[]> {
+  try {
+    const db = await openForReading(config);
+    try {
+      const counts = await db.sequelize.query<{ status: string; count: number }>(
+        'SELECT status, COUNT(*) AS count FROM reviews GROUP BY status',
+        { type: QueryTypes.SELECT },
+      );
+      const pending = counts.find((c) => c.status === 'pending')?.count ?? 0;
+      const decided = counts.filter((c) => c.status !== 'pending').reduce((sum, c) => sum + c.count, 0);
+      return [
+        { name: 'database', ok: true, detail: `${db.file} (reachable, schema up to date)` },
+        { name: 'reviews', ok: true, detail: `${pending} pending, ${decided} decided` },
+      ];
+    } finally {
+      await db.close();
+    }
+  } catch (error) {
+    if (!(error instanceof CliError)) throw error;
+    return [{ name: 'database', ok: false, detail: error.message }];
+  }
+}
+
+async function checkApi(config: Config): Promise<Check> {
+  const url = localUrl(config);
+  try {
+    const health = await fetch(`${url}/health`, { signal: AbortSignal.timeout(3_000) });
+    const body = (await health.json()) as { status?: string; version?: string; database?: string };
+    if (health.status !== 200) return { name: 'api', ok: false, detail: `${url} answers ${health.status}: database ${body.database ?? 'unknown'}` };
+    if (config.enable_auth) {
+      const probe = await fetch(`${url}/reviews?page_size=1`, {
+        headers: { authorization: `Bearer ${config.api_key}` },
+        signal: AbortSignal.timeout(3_000),
+      });
+      if (probe.status === 401) return { name: 'api', ok: false, detail: `${url} is up but refuses the configured api_key` };
+    }
+    return { name: 'api', ok: true, detail: `${url} (version ${body.version ?? 'unknown'}, authentication ${config.enable_auth ? 'on' : 'off'})` };
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string } }).cause?.code;
+    const reason = cause === 'ECONNREFUSED' ? 'nothing is listening' : cause ?? (error as Error).name;
+    return { name: 'api', ok: false, detail: `${url} is not reachable (${reason}); is greenlight start running?` };
+  }
+}
+
+/** Checks configuration, database and API; exits non-zero unless all are healthy. */
+export async function runStatus(options: { config?: string }, out: NodeJS.WritableStream): Promise<void> {
+  const { config, file } = loadConfig({ file: options.config });
+  const checks: Check[] = [
+    { name: 'config', ok: true, detail: file ?? 'no config file; defaults and GREENLIGHT_* variables' },
+    ...(await checkDatabase(config)),
+    await checkApi(config),
+  ];
+  out.write(`Greenlight ${packageVersion}\n`);
+  for (const check of checks) {
+    out.write(`  ${check.name.padEnd(9)} ${check.ok ? 'ok  ' : 'FAIL'}  ${check.detail}\n`);
+  }
+  const failed = checks.filter((c) => !c.ok).map((c) => c.name);
+  if (failed.length > 0) throw new CliError(`unhealthy: ${failed.join(', ')}`, 1);
+}
