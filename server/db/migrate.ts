@@ -3,6 +3,7 @@ import { SequelizeStorage, Umzug } from 'umzug';
 import * as reviewsAndDecisions from './migrations/0001-reviews-and-decisions';
 import * as feedbackAndAttachments from './migrations/0002-feedback-and-attachments';
 import * as statisticsIndexes from './migrations/0003-statistics-indexes';
+import * as queueOrder from './migrations/0004-queue-order';
 
 /**
  * Listed explicitly rather than globbed so the same list works from TypeScript sources,
@@ -12,6 +13,7 @@ export const MIGRATIONS = [
   { name: '0001-reviews-and-decisions', ...reviewsAndDecisions },
   { name: '0002-feedback-and-attachments', ...feedbackAndAttachments },
   { name: '0003-statistics-indexes', ...statisticsIndexes },
+  { name: '0004-queue-order', up: queueOrder.up, down: queueOrder.down },
 ];
 
 const MIGRATION_TABLE = 'schema_migrations';

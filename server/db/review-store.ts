@@ -1,4 +1,5 @@
-import type { Transaction, WhereOptions } from 'sequelize';
+import { literal, Op, type Order, type Transaction, type WhereOptions } from 'sequelize';
+import { URGENCY_RANK_SQL } from './migrations/0004-queue-order';
 import type { Database } from './connection';
 import type { DecisionRow, Models, ReviewRow } from './models';
 import { isoTime } from './time';
@@ -7,6 +8,7 @@ import {
   type DecisionRecord,
   type ReviewFilters,
   type ReviewInput,
+  type ReviewOrder,
   type ReviewRecord,
   STATUS_AFTER,
 } from '../domain/records';
@@ -95,14 +97,14 @@ export class ReviewStore {
     return row ? toReviewRecord(row, decisionOrNull(row.decision)) : null;
   }
 
-  async list(filters: ReviewFilters, page: number, pageSize: number): Promise<{ reviews: ReviewRecord[]; total: number }> {
-    const where = { ...filters } as WhereOptions<ReviewRow>;
+  async list(filters: ReviewFilters, page: number, pageSize: number, order: ReviewOrder = 'newest'): Promise<{ reviews: ReviewRecord[]; total: number }> {
+    const where = whereOf(filters, (value) => this.db.sequelize.escape(value));
     const [total, rows] = await Promise.all([
       this.models.Review.count({ where }),
       this.models.Review.findAll({
         where,
         include: [{ model: this.models.Decision, as: 'decision' }],
-        order: [['id', 'DESC']],
+        order: ORDERS[order],
         limit: pageSize,
         offset: (page - 1) * pageSize,
         raw: true,
@@ -152,6 +154,33 @@ export class ReviewStore {
       return { outcome: 'recorded', review: toReviewRecord(review, decision.get({ plain: true })) };
     });
   }
+}
+
+const ORDERS: Record<ReviewOrder, Order> = {
+  newest: [['id', 'DESC']],
+  oldest: [['id', 'ASC']],
+  priority: [
+    [literal(URGENCY_RANK_SQL), 'ASC'],
+    ['id', 'ASC'],
+  ],
+  // SQLite sorts NULL below every value, so undecided reviews come last in a descending walk.
+  recently_decided: [
+    ['decided_at', 'DESC'],
+    ['id', 'DESC'],
+  ],
+};
+
+/** `%` and `_` in a search are literal characters, not wildcards. */
+function likePattern(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+function whereOf(filters: ReviewFilters, escape: (value: string) => string): WhereOptions<ReviewRow> {
+  const { decided, q, ...equalities } = filters;
+  const conditions: unknown[] = [equalities];
+  if (decided !== undefined) conditions.push({ status: decided ? { [Op.ne]: 'pending' } : 'pending' });
+  if (q) conditions.push(literal(`proposed_action LIKE ${escape(likePattern(q))} ESCAPE '\\'`));
+  return { [Op.and]: conditions } as WhereOptions<ReviewRow>;
 }
 
 /** A LEFT JOIN with `nest: true` yields an object of nulls when there is no decision. */

@@ -70,8 +70,19 @@ export interface ReviewRecord {
   decision: DecisionRecord | null;
 }
 
+export const REVIEW_ORDERS = ['newest', 'oldest', 'priority', 'recently_decided'] as const;
+/**
+ * `priority` is the reviewer's queue: most urgent first, then oldest first.
+ * `recently_decided` puts the latest decisions first (pending reviews last).
+ */
+export type ReviewOrder = (typeof REVIEW_ORDERS)[number];
+
 export interface ReviewFilters {
   status?: ReviewStatus;
+  /** true: any status but pending; false: pending only. */
+  decided?: boolean;
+  /** Case-insensitive substring of the proposed action. */
+  q?: string;
   task_type?: string;
   urgency?: Urgency;
   framework?: string;
@@ -122,4 +133,13 @@ export interface Statistics {
   task_type_breakdown: Record<string, number>;
   framework_breakdown: Record<string, number>;
   urgency_breakdown: Record<Urgency, number>;
+  /** Decisions per UTC day over the last 14 days, oldest first, days without any included. */
+  decisions_over_time: DecisionsOnDay[];
+}
+
+export interface DecisionsOnDay {
+  date: string;
+  approved: number;
+  rejected: number;
+  modified: number;
 }

@@ -6,6 +6,7 @@ import type {
   DecisionRecord,
   ReviewFilters,
   ReviewInput,
+  ReviewOrder,
   ReviewPage,
   ReviewRecord,
 } from './records';
@@ -44,8 +45,8 @@ export class ReviewService {
     return review;
   }
 
-  async list(filters: ReviewFilters, page: number, pageSize: number): Promise<ReviewPage> {
-    const { reviews, total } = await this.store.list(filters, page, pageSize);
+  async list(filters: ReviewFilters, page: number, pageSize: number, order: ReviewOrder = 'newest'): Promise<ReviewPage> {
+    const { reviews, total } = await this.store.list(filters, page, pageSize, order);
     return { reviews, total, page, page_size: pageSize };
   }
 

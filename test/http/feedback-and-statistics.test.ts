@@ -66,13 +66,16 @@ describe('GET /stats', () => {
         task_type_breakdown: {},
         framework_breakdown: {},
         urgency_breakdown: { low: 0, medium: 0, high: 0, critical: 0 },
+        decisions_over_time: expect.any(Array),
       });
+      expect(stats.body.decisions_over_time).toHaveLength(14);
+      expect(stats.body.decisions_over_time.every((d: any) => d.approved + d.rejected + d.modified === 0)).toBe(true);
     } finally {
       await empty.dispose();
     }
   });
 
-  it('is exact on a mixed set of reviews, and one SQL aggregate per figure group', async () => {
+  it('is exact on a mixed set of reviews, with one SQL aggregate per figure group', async () => {
     let clock = Date.parse('2026-11-22T10:00:00.000Z');
     const own = await startTestServer({}, { clock: () => clock });
     try {
@@ -96,7 +99,7 @@ describe('GET /stats', () => {
       const all = await call(own.url, 'GET', '/stats');
       own.services.db.sequelize.removeHook('beforeQuery', 'count');
 
-      expect(queries).toBe(4);
+      expect(queries).toBe(5);
       expect(all.body).toEqual({
         total_reviews: 4,
         pending_reviews: 1,
@@ -109,7 +112,13 @@ describe('GET /stats', () => {
         task_type_breakdown: { refund: 2, email: 2 },
         framework_breakdown: { langchain: 2, crewai: 1 },
         urgency_breakdown: { low: 1, medium: 1, high: 1, critical: 1 },
+        decisions_over_time: expect.any(Array),
       });
+      const days = all.body.decisions_over_time;
+      expect(days).toHaveLength(14);
+      expect(days[13]).toEqual({ date: '2026-11-22', approved: 1, rejected: 1, modified: 1 });
+      expect(days[0].date).toBe('2026-11-09');
+      expect(days.slice(0, 13).every((d: any) => d.approved + d.rejected + d.modified === 0)).toBe(true);
 
       const organizationOne = await call(own.url, 'GET', '/stats?organization_id=1');
       expect(organizationOne.body).toMatchObject({

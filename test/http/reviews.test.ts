@@ -153,7 +153,64 @@ describe('GET /reviews', () => {
     expect(third.body).toMatchObject({ total: 2, page: 3, reviews: [] });
   });
 
+  it('orders by priority: most urgent first, then oldest first', async () => {
+    const own = await startTestServer();
+    try {
+      const created: Record<string, number> = {};
+      for (const [name, urgency] of [['low-1', 'low'], ['high-1', 'high'], ['critical-1', 'critical'], ['high-2', 'high'], ['medium-1', 'medium']]) {
+        created[name] = (await call(own.url, 'POST', '/reviews', { ...sampleReview, urgency })).body.id;
+      }
+      const queue = await call(own.url, 'GET', '/reviews?status=pending&sort=priority');
+      expect(queue.body.reviews.map((r: { id: number }) => r.id)).toEqual(
+        ['critical-1', 'high-1', 'high-2', 'medium-1', 'low-1'].map((name) => created[name]),
+      );
+      const oldest = await call(own.url, 'GET', '/reviews?sort=oldest&page_size=2');
+      expect(oldest.body.reviews.map((r: { id: number }) => r.id)).toEqual([created['low-1'], created['high-1']]);
+    } finally {
+      await own.dispose();
+    }
+  });
+
+  it('lists decided reviews by decision time with decided=true&sort=recently_decided', async () => {
+    const own = await startTestServer();
+    try {
+      const ids: number[] = [];
+      for (let i = 0; i < 3; i++) ids.push((await call(own.url, 'POST', '/reviews', sampleReview)).body.id);
+      await call(own.url, 'POST', `/reviews/${ids[2]}/decide`, { decision_type: 'approve' });
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      await call(own.url, 'POST', `/reviews/${ids[0]}/decide`, { decision_type: 'reject' });
+      const history = await call(own.url, 'GET', '/reviews?decided=true&sort=recently_decided');
+      expect(history.body.reviews.map((r: { id: number }) => r.id)).toEqual([ids[0], ids[2]]);
+      expect(history.body.total).toBe(2);
+      const pending = await call(own.url, 'GET', '/reviews?decided=false');
+      expect(pending.body.reviews.map((r: { id: number }) => r.id)).toEqual([ids[1]]);
+    } finally {
+      await own.dispose();
+    }
+  });
+
+  it('searches the proposed action with q, treating % and _ literally', async () => {
+    const own = await startTestServer();
+    try {
+      for (const action of ['Refund 100% of order 7', 'Refund half of order 8', 'Send email to Bob_Smith']) {
+        await call(own.url, 'POST', '/reviews', { task_type: 'search', proposed_action: action });
+      }
+      const search = async (q: string) =>
+        (await call(own.url, 'GET', `/reviews?q=${encodeURIComponent(q)}`)).body.reviews.map((r: { proposed_action: string }) => r.proposed_action);
+      expect(await search('refund')).toEqual(['Refund half of order 8', 'Refund 100% of order 7']);
+      expect(await search('100%')).toEqual(['Refund 100% of order 7']);
+      expect(await search('%')).toEqual(['Refund 100% of order 7']);
+      expect(await search('b_s')).toEqual(['Send email to Bob_Smith']);
+      expect(await search('nothing like this')).toEqual([]);
+    } finally {
+      await own.dispose();
+    }
+  });
+
   it.each([
+    ['sort=random', 'sort'],
+    ['decided=maybe', 'decided'],
+    ['q=', 'q'],
     ['page=0', 'page'],
     ['page_size=0', 'page_size'],
     ['page_size=101', 'page_size'],

@@ -337,6 +337,17 @@
  *             medium: { type: integer }
  *             high: { type: integer }
  *             critical: { type: integer }
+ *         decisions_over_time:
+ *           type: array
+ *           description: Decisions per UTC day over the last 14 days, oldest first; days without decisions included.
+ *           items:
+ *             type: object
+ *             required: [date, approved, rejected, modified]
+ *             properties:
+ *               date: { type: string, format: date }
+ *               approved: { type: integer }
+ *               rejected: { type: integer }
+ *               modified: { type: integer }
  *       example:
  *         total_reviews: 120
  *         pending_reviews: 8
@@ -348,6 +359,7 @@
  *         task_type_breakdown: { refund: 70, email_send: 50 }
  *         framework_breakdown: { langchain: 100, crewai: 20 }
  *         urgency_breakdown: { low: 10, medium: 80, high: 25, critical: 5 }
+ *         decisions_over_time: [{ date: '2026-11-21', approved: 12, rejected: 2, modified: 1 }, { date: '2026-11-22', approved: 9, rejected: 1, modified: 0 }]
  *     Health:
  *       type: object
  *       required: [status, service, version, database]

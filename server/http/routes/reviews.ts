@@ -1,6 +1,6 @@
 import { Router, type Request, type Response } from 'express';
 import { AppError } from '../../domain/errors';
-import type { DecisionInput, DecisionRecord, ReviewFilters, ReviewInput, ReviewRecord } from '../../domain/records';
+import type { DecisionInput, DecisionRecord, ReviewFilters, ReviewInput, ReviewOrder, ReviewRecord } from '../../domain/records';
 import type { ReviewService } from '../../domain/reviews';
 import { sendProblem } from '../problems';
 import { clientGoneSignal, preferredWaitSeconds } from '../waiting';
@@ -12,7 +12,7 @@ export interface ReviewRoutesOptions {
 
 type CreateBody = ReviewInput & { blocking?: boolean };
 
-const FILTERS = ['status', 'task_type', 'urgency', 'framework', 'agent_id', 'organization_id', 'assigned_to'] as const;
+const FILTERS = ['status', 'task_type', 'urgency', 'framework', 'agent_id', 'organization_id', 'assigned_to', 'q'] as const;
 const NUMERIC_FILTERS = new Set<string>(['agent_id', 'organization_id']);
 
 function reviewIdOf(req: Request): number {
@@ -25,7 +25,9 @@ function filtersOf(req: Request): ReviewFilters {
     const value = req.query[name];
     if (typeof value === 'string') filters[name] = NUMERIC_FILTERS.has(name) ? Number(value) : value;
   }
-  return filters as ReviewFilters;
+  // The validator has checked it is a boolean; depending on the parser it arrives as one or as text.
+  const decided = req.query.decided as unknown;
+  return { ...filters, ...(decided === undefined ? {} : { decided: String(decided) === 'true' }) } as ReviewFilters;
 }
 
 export function reviewRoutes({ reviews, blockingTimeoutSeconds }: ReviewRoutesOptions): Router {
@@ -90,7 +92,7 @@ export function reviewRoutes({ reviews, blockingTimeoutSeconds }: ReviewRoutesOp
    * /reviews:
    *   get:
    *     tags: [reviews]
-   *     summary: List reviews, newest first
+   *     summary: List reviews
    *     parameters:
    *       - { name: status, in: query, schema: { $ref: '#/components/schemas/ReviewStatus' } }
    *       - { name: task_type, in: query, schema: { type: string, maxLength: 255 } }
@@ -99,6 +101,20 @@ export function reviewRoutes({ reviews, blockingTimeoutSeconds }: ReviewRoutesOp
    *       - { name: agent_id, in: query, schema: { type: integer, minimum: 1, maximum: 2147483647 } }
    *       - { name: organization_id, in: query, schema: { type: integer, minimum: 1, maximum: 2147483647 } }
    *       - { name: assigned_to, in: query, schema: { type: string, maxLength: 255 } }
+   *       - name: decided
+   *         in: query
+   *         description: '`true`: only decided reviews (any status but pending); `false`: only pending ones.'
+   *         schema: { type: boolean }
+   *       - name: q
+   *         in: query
+   *         description: Only reviews whose proposed action contains this text (case-insensitive for ASCII letters).
+   *         schema: { type: string, minLength: 1, maxLength: 200 }
+   *       - name: sort
+   *         in: query
+   *         description: >-
+   *           `newest` (default) or `oldest` by creation; `priority` is the reviewer's queue — most
+   *           urgent first, then oldest first; `recently_decided` puts the latest decisions first.
+   *         schema: { type: string, enum: [newest, oldest, priority, recently_decided], default: newest }
    *       - { name: page, in: query, schema: { type: integer, minimum: 1, maximum: 1000000, default: 1 } }
    *       - { name: page_size, in: query, schema: { type: integer, minimum: 1, maximum: 100, default: 20 } }
    *     responses:
@@ -113,7 +129,8 @@ export function reviewRoutes({ reviews, blockingTimeoutSeconds }: ReviewRoutesOp
   router.get('/reviews', async (req, res) => {
     const page = Number(req.query.page ?? 1);
     const pageSize = Number(req.query.page_size ?? 20);
-    res.json(await reviews.list(filtersOf(req), page, pageSize));
+    const order = (req.query.sort ?? 'newest') as ReviewOrder;
+    res.json(await reviews.list(filtersOf(req), page, pageSize, order));
   });
 
   /**
