@@ -19,6 +19,7 @@ import { ReviewService } from './domain/reviews';
 import { DecisionWaiters } from './domain/waiters';
 import { createApp } from './http/app';
 import { EventStreams } from './http/event-stream';
+import { createDashboardApp } from './dashboard/app';
 import { type Logger, silentLogger } from './logging';
 
 /** Everything behind the HTTP layer, wired to one database. */
@@ -53,7 +54,7 @@ export async function openServices(config: Config, log: Logger, clock: () => num
   const limits = { maxBytes: config.max_attachment_bytes, maxPerReview: config.max_attachments_per_review };
   const attachments = new AttachmentService(new AttachmentStore(db, models), files, bus, limits, reviewExists, clock);
   const feedback = new FeedbackService(new FeedbackStore(db, models), bus, reviewExists, clock);
-  const statistics = (organizationId?: number) => queryStatistics(db.sequelize, organizationId);
+  const statistics = (organizationId?: number) => queryStatistics(db.sequelize, organizationId, clock());
   return { db, bus, waiters, reviews, feedback, attachments, statistics };
 }
 
@@ -100,35 +101,53 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     log,
     validateResponses: options.validateResponses,
   });
-  const server = http.createServer(app);
+  let listening: Listening;
   try {
-    await listen(server, config.api_host, config.api_port);
+    listening = await listen(http.createServer(app), config.api_host, config.api_port);
   } catch (error) {
     await services.db.close();
     throw error;
   }
-  const { port } = server.address() as AddressInfo;
-  const host = config.api_host.includes(':') ? `[${config.api_host}]` : config.api_host;
 
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
     closing ??= (async () => {
-      const drained = new Promise<void>((resolve) => server.close(() => resolve()));
-      services.waiters.shutdown();
-      eventStreams.closeAll();
-      server.closeIdleConnections();
-      const timer = setTimeout(() => server.closeAllConnections(), options.drainMs ?? 5_000);
-      await drained;
-      clearTimeout(timer);
+      await listening.close(options.drainMs ?? 5_000, () => {
+        services.waiters.shutdown();
+        eventStreams.closeAll();
+      });
       await services.db.close();
     })();
     return closing;
   };
 
-  return { url: `http://${host}:${port}`, port, services, eventStreams, close };
+  return { url: listening.url, port: listening.port, services, eventStreams, close };
 }
 
-function listen(server: http.Server, host: string, port: number): Promise<void> {
+export interface RunningDashboard {
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+/** The reviewer dashboard on `dashboard_host:dashboard_port`, forwarding `/api` to `apiUrl`. */
+export async function startDashboard(config: Config, options: { apiUrl: string; log?: Logger; staticDir?: string }): Promise<RunningDashboard> {
+  const app = createDashboardApp({ apiUrl: options.apiUrl, log: options.log ?? silentLogger, staticDir: options.staticDir });
+  const listening = await listen(http.createServer(app), config.dashboard_host, config.dashboard_port);
+  return { url: listening.url, port: listening.port, close: () => listening.close(1_000) };
+}
+
+interface Listening {
+  url: string;
+  port: number;
+  /**
+   * Stops accepting, runs `answerWaiting` so held requests get their answers, then waits up
+   * to `drainMs` for in-flight responses before cutting the remaining sockets.
+   */
+  close(drainMs: number, answerWaiting?: () => void): Promise<void>;
+}
+
+function listen(server: http.Server, host: string, port: number): Promise<Listening> {
   return new Promise((resolve, reject) => {
     const onError = (error: NodeJS.ErrnoException): void => {
       reject(error.code === 'EADDRINUSE' ? new PortInUseError(host, port) : error);
@@ -136,7 +155,20 @@ function listen(server: http.Server, host: string, port: number): Promise<void> 
     server.once('error', onError);
     server.listen(port, host, () => {
       server.off('error', onError);
-      resolve();
+      const actualPort = (server.address() as AddressInfo).port;
+      const shownHost = host.includes(':') ? `[${host}]` : host;
+      resolve({
+        url: `http://${shownHost}:${actualPort}`,
+        port: actualPort,
+        close: async (drainMs, answerWaiting) => {
+          const drained = new Promise<void>((done) => server.close(() => done()));
+          answerWaiting?.();
+          server.closeIdleConnections();
+          const timer = setTimeout(() => server.closeAllConnections(), drainMs);
+          await drained;
+          clearTimeout(timer);
+        },
+      });
     });
   });
 }

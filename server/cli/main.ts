@@ -35,11 +35,13 @@ function buildProgram(): Command {
 
   program
     .command('start')
-    .description('start the API (port 8000 by default, bound to 127.0.0.1)')
+    .description('start the API (port 8000) and the reviewer dashboard (port 8501), both bound to 127.0.0.1 by default')
     .addOption(configOption())
     .option('--port <n>', 'API port (overrides api_port)', integerText)
-    .option('--host <address>', 'interface to bind (overrides api_host)')
+    .option('--host <address>', 'interface the API binds to (overrides api_host)')
+    .option('--dashboard-port <n>', 'dashboard port (overrides dashboard_port)', integerText)
     .option('--api-only', 'run only the API')
+    .option('--dashboard-only', 'run only the dashboard, forwarding /api to api_url')
     // Loaded on use: the server's modules take a second to load, which `--help` need not pay.
     .action(async (options) => (await import('./start.js')).runStart(options));
 

@@ -1,47 +1,83 @@
 import { loadConfig } from '../config/load';
-import type { ConfigKey } from '../config/settings';
-import { createLogger } from '../logging';
-import { PortInUseError, startServer } from '../runtime';
+import { type Config, type ConfigKey, apiUrlOf } from '../config/settings';
+import { DashboardNotBuiltError } from '../dashboard/app';
+import { createLogger, type Logger } from '../logging';
+import { PortInUseError, startDashboard, startServer } from '../runtime';
 import { CliError } from './errors';
 
 export interface StartOptions {
   config?: string;
   port?: string;
   host?: string;
+  dashboardPort?: string;
   apiOnly?: boolean;
+  dashboardOnly?: boolean;
 }
 
-/** Runs the API until SIGINT or SIGTERM, then shuts down gracefully. */
+interface Stoppable {
+  close(): Promise<void>;
+}
+
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+async function startApi(config: Config, log: Logger): Promise<Stoppable> {
+  const server = await startServer(config, { log });
+  log.info(`Greenlight API listening on ${server.url}`, { database: server.services.db.file });
+  if (!config.enable_auth && !isLoopback(config.api_host)) {
+    log.warn(
+      `the API is open to the network: it listens on ${config.api_host} and enable_auth is false; anyone who can reach this machine can read and decide reviews`,
+    );
+  }
+  return server;
+}
+
+async function startReviewerDashboard(config: Config, log: Logger): Promise<Stoppable> {
+  const apiUrl = apiUrlOf(config);
+  const dashboard = await startDashboard(config, { apiUrl, log });
+  log.info(`Greenlight dashboard listening on ${dashboard.url}`, { api: apiUrl });
+  return dashboard;
+}
+
+function explain(error: unknown): never {
+  if (error instanceof PortInUseError) {
+    throw new CliError(`${error.message}; choose another with --port / --dashboard-port or api_port / dashboard_port in greenlight.yaml`, 1);
+  }
+  if (error instanceof DashboardNotBuiltError) throw new CliError(`${error.message}, or start with --api-only`, 1);
+  throw error;
+}
+
+/** Runs the API and the dashboard (or one of them) until SIGINT or SIGTERM, then stops gracefully. */
 export async function runStart(options: StartOptions): Promise<void> {
-  const flags: Partial<Record<ConfigKey, string>> = { api_port: options.port, api_host: options.host };
+  if (options.apiOnly && options.dashboardOnly) throw new CliError('--api-only and --dashboard-only exclude each other', 2);
+  const flags: Partial<Record<ConfigKey, string>> = {
+    api_port: options.port,
+    api_host: options.host,
+    dashboard_port: options.dashboardPort,
+  };
   const { config, file } = loadConfig({ file: options.config, flags });
   const log = createLogger();
+  log.info('starting Greenlight', { config: file ?? '(defaults)' });
 
-  let server;
+  // Stopped in the order started: the API answers its waiting agents, also those reached
+  // through the dashboard's proxy, before the dashboard goes.
+  const running: Stoppable[] = [];
   try {
-    server = await startServer(config, { log });
+    if (!options.dashboardOnly) running.push(await startApi(config, log));
+    if (!options.apiOnly) running.push(await startReviewerDashboard(config, log));
   } catch (error) {
-    if (error instanceof PortInUseError) {
-      throw new CliError(`${error.message}; choose another with --port or api_port in greenlight.yaml`, 1);
-    }
-    throw error;
-  }
-  log.info(`Greenlight API listening on ${server.url}`, {
-    config: file ?? '(defaults)',
-    database: server.services.db.file,
-  });
-  if (!config.enable_auth && !isLoopback(config.api_host)) {
-    log.warn(`the API is open to the network: it listens on ${config.api_host} and enable_auth is false; anyone who can reach this machine can read and decide reviews`);
-  }
-  if (!options.apiOnly) {
-    log.warn('the reviewer dashboard is not built yet in this version; only the API is running');
+    for (const part of running.reverse()) await part.close();
+    explain(error);
   }
 
   await new Promise<void>((resolve) => {
     const stop = (signal: NodeJS.Signals): void => {
       log.info('shutting down', { signal });
       process.once(signal, () => process.exit(130));
-      server.close().then(resolve, (error: unknown) => {
+      (async () => {
+        for (const part of running) await part.close();
+      })().then(resolve, (error: unknown) => {
         log.error('shutdown failed', { error: String(error) });
         process.exit(1);
       });
@@ -50,8 +86,4 @@ export async function runStart(options: StartOptions): Promise<void> {
     process.once('SIGTERM', stop);
   });
   log.info('stopped');
-}
-
-function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }

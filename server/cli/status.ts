@@ -1,6 +1,6 @@
 import { QueryTypes } from 'sequelize';
 import { loadConfig } from '../config/load';
-import type { Config } from '../config/settings';
+import { type Config, apiUrlOf } from '../config/settings';
 import { packageVersion } from '../package-info';
 import { CliError } from './errors';
 import { openForReading } from './read-database';
@@ -9,12 +9,6 @@ interface Check {
   name: string;
   ok: boolean;
   detail: string;
-}
-
-/** The address a local client uses to reach a server bound to `host`. */
-export function localUrl(config: Pick<Config, 'api_host' | 'api_port'>): string {
-  const host = config.api_host === '0.0.0.0' ? '127.0.0.1' : config.api_host === '::' ? '::1' : config.api_host;
-  return `http://${host.includes(':') ? `[${host}]` : host}:${config.api_port}`;
 }
 
 async function checkDatabase(config: Config): Promise<Check[]> {
@@ -41,7 +35,7 @@ async function checkDatabase(config: Config): Promise<Check[]> {
 }
 
 async function checkApi(config: Config): Promise<Check> {
-  const url = localUrl(config);
+  const url = apiUrlOf(config);
   try {
     const health = await fetch(`${url}/health`, { signal: AbortSignal.timeout(3_000) });
     const body = (await health.json()) as { status?: string; version?: string; database?: string };

@@ -7,7 +7,10 @@
 export interface Config {
   api_host: string;
   api_port: number;
+  dashboard_host: string;
   dashboard_port: number;
+  /** Where the dashboard server sends `/api/*`; empty means this machine's own API. */
+  api_url: string;
   /** Absolute path; relative paths are resolved when the config is loaded. */
   data_dir: string;
   /** Empty means the SQLite file `greenlight.db` inside `data_dir`. */
@@ -76,6 +79,21 @@ function text(options: { allowEmpty: boolean }) {
 
 const port = integerIn(1, 65535);
 
+function url(key: ConfigKey) {
+  return (raw: unknown, origin: ValueOrigin): string => {
+    const value = text({ allowEmpty: true })(key)(raw, origin);
+    if (value === '') return value;
+    let parsed: URL;
+    try {
+      parsed = new URL(value);
+    } catch {
+      throw invalid(key, 'an http:// or https:// URL', raw, origin);
+    }
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw invalid(key, 'an http:// or https:// URL', raw, origin);
+    return value.replace(/\/+$/, '');
+  };
+}
+
 const TRUE_WORDS = new Set(['true', 'yes', 'on', '1']);
 const FALSE_WORDS = new Set(['false', 'no', 'off', '0']);
 
@@ -101,7 +119,9 @@ function setting<K extends ConfigKey>(
 export const SETTINGS = [
   setting('api_host', '127.0.0.1', 'Interface the API binds to. Keep 127.0.0.1 unless other machines must reach it.', text({ allowEmpty: false })),
   setting('api_port', 8000, 'TCP port of the HTTP API.', port),
+  setting('dashboard_host', '127.0.0.1', 'Interface the reviewer dashboard binds to.', text({ allowEmpty: false })),
   setting('dashboard_port', 8501, 'TCP port of the reviewer dashboard.', port),
+  setting('api_url', '', 'API the dashboard talks to (its /api/* is forwarded there). Empty: http://<api_host>:<api_port>.', url),
   setting('data_dir', './greenlight-data', 'Directory for the database and uploaded files (relative to this file).', text({ allowEmpty: false })),
   setting('database_url', '', 'Empty: the SQLite file greenlight.db inside data_dir. Or sqlite:<path to a .db file>.', text({ allowEmpty: true })),
   setting('blocking_timeout_seconds', 300, 'Longest a blocking POST /reviews waits for a decision before answering 408.', integerIn(1, 86_400)),
@@ -134,4 +154,19 @@ export function findSetting(key: string): (typeof SETTINGS)[number] | undefined 
 /** `api_port` → `GREENLIGHT_API_PORT` */
 export function environmentName(key: ConfigKey): string {
   return `GREENLIGHT_${key.toUpperCase()}`;
+}
+
+/** How a client on this machine reaches an interface (a wildcard address means any of them). */
+function reachableHost(host: string): string {
+  const local = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
+  return local.includes(':') ? `[${local}]` : local;
+}
+
+/** The API as this machine reaches it: `api_url` when set, else the local `api_host:api_port`. */
+export function apiUrlOf(config: Pick<Config, 'api_url' | 'api_host' | 'api_port'>): string {
+  return config.api_url || `http://${reachableHost(config.api_host)}:${config.api_port}`;
+}
+
+export function dashboardUrlOf(config: Pick<Config, 'dashboard_host' | 'dashboard_port'>): string {
+  return `http://${reachableHost(config.dashboard_host)}:${config.dashboard_port}`;
 }

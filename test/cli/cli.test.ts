@@ -45,18 +45,39 @@ describe('greenlight init', () => {
 });
 
 describe('greenlight start', () => {
-  it('serves the API on the given port, says the dashboard is not built yet, and stops on SIGTERM', async () => {
-    const port = await freePort();
-    const server = await startCli(['--port', String(port)], { cwd: temp.dir });
+  it('serves the API and the dashboard, the dashboard forwarding /api, and stops on SIGTERM', async () => {
+    const [port, dashboardPort] = [await freePort(), await freePort()];
+    const server = await startCli(['--port', String(port), '--dashboard-port', String(dashboardPort)], {
+      cwd: temp.dir,
+      ready: /dashboard listening on/,
+    });
     expect(server.url).toBe(`http://127.0.0.1:${port}`);
-    await expect.poll(() => server.output()).toMatch(/dashboard is not built yet/);
-    const health = await fetch(`${server.url}/health`);
-    expect(health.status).toBe(200);
+    expect(server.dashboardUrl).toBe(`http://127.0.0.1:${dashboardPort}`);
+    expect((await fetch(`${server.url}/health`)).status).toBe(200);
+    const page = await fetch(`${server.dashboardUrl}/`);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(await page.text()).toContain('<div id="app">');
+    const proxied = await fetch(`${server.dashboardUrl}/api/health`);
+    expect(await proxied.json()).toMatchObject({ status: 'healthy' });
     expect(fs.existsSync(path.join(temp.dir, 'greenlight-data', 'greenlight.db'))).toBe(true);
 
     server.child.kill('SIGTERM');
     expect(await server.exited).toBe(0);
     expect(server.output()).toMatch(/"stopped"/);
+  });
+
+  it('runs only the dashboard with --dashboard-only, saying so when the API is not there', async () => {
+    const [apiPort, dashboardPort] = [await freePort(), await freePort()];
+    const server = await startCli(['--dashboard-only', '--port', String(apiPort), '--dashboard-port', String(dashboardPort)], { cwd: temp.dir });
+    try {
+      expect(server.output()).not.toMatch(/API listening/);
+      const proxied = await fetch(`${server.url}/api/reviews`);
+      expect(proxied.status).toBe(502);
+      expect(((await proxied.json()) as { detail: string }).detail).toBe(`the Greenlight API at http://127.0.0.1:${apiPort} is not reachable; is it running?`);
+    } finally {
+      server.child.kill('SIGTERM');
+      await server.exited;
+    }
   });
 
   it('takes its settings from the config file and the environment', async () => {
@@ -95,7 +116,7 @@ describe('greenlight start', () => {
     try {
       const result = await runCli(['start', '--port', String(port)], { cwd: temp.dir });
       expect(result.code).toBe(1);
-      expect(result.stderr).toMatch(new RegExp(`port ${port} on 127\\.0\\.0\\.1 is already in use; choose another with --port or api_port`));
+      expect(result.stderr).toMatch(new RegExp(`port ${port} on 127\\.0\\.0\\.1 is already in use; choose another with --port / --dashboard-port or api_port / dashboard_port`));
       expect(result.stderr).not.toMatch(/\n\s+at /);
     } finally {
       blocker.close();

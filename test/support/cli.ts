@@ -39,14 +39,20 @@ function cliEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
 
 export interface RunningCli {
   child: ChildProcess;
+  /** The API's URL, or the dashboard's when only the dashboard runs. */
   url: string;
+  dashboardUrl: string | undefined;
   output: () => string;
   /** Resolves with the exit code once the process has ended. */
   exited: Promise<number | null>;
 }
 
-/** Starts `greenlight start …` and resolves once it prints the URL it listens on. */
-export function startCli(args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): Promise<RunningCli> {
+/**
+ * Starts `greenlight start …` and resolves once it has printed `ready` (by default, the first
+ * "listening on" line).
+ */
+export function startCli(args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv; ready?: RegExp }): Promise<RunningCli> {
+  const ready = options.ready ?? /listening on/;
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, 'start', ...args], { cwd: options.cwd, env: cliEnv(options.env) });
     let output = '';
@@ -57,11 +63,11 @@ export function startCli(args: string[], options: { cwd: string; env?: NodeJS.Pr
     }, 30_000);
     const onData = (chunk: Buffer): void => {
       output += chunk.toString();
-      const match = /listening on (http:\/\/[^\s"]+)/.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve({ child, url: match[1], output: () => output, exited });
-      }
+      if (!ready.test(output)) return;
+      const api = /API listening on (http:\/\/[^\s"]+)/.exec(output)?.[1];
+      const dashboardUrl = /dashboard listening on (http:\/\/[^\s"]+)/.exec(output)?.[1];
+      clearTimeout(timer);
+      resolve({ child, url: (api ?? dashboardUrl)!, dashboardUrl, output: () => output, exited });
     };
     child.stdout.on('data', onData);
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));

@@ -1,0 +1,62 @@
+import http from 'node:http';
+import https from 'node:https';
+import type { RequestHandler } from 'express';
+import type { Logger } from '../logging';
+import { sendProblem } from '../http/problems';
+
+/** Headers that describe one hop, not the message (RFC 9110 §7.6.1). */
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'host',
+]);
+
+function endToEnd(headers: http.IncomingHttpHeaders): http.OutgoingHttpHeaders {
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => !HOP_BY_HOP.has(name.toLowerCase())));
+}
+
+/**
+ * Forwards `/api/*` to the API, streaming both ways: uploads are not buffered and event
+ * streams flow as they are written. The browser only ever talks to the dashboard's origin.
+ */
+export function apiProxy(apiUrl: string, log: Logger): RequestHandler {
+  const target = new URL(apiUrl);
+  const transport = target.protocol === 'https:' ? https : http;
+  const basePath = target.pathname.replace(/\/+$/, '');
+
+  return (req, res) => {
+    const upstream = transport.request(
+      {
+        protocol: target.protocol,
+        hostname: target.hostname,
+        port: target.port,
+        method: req.method,
+        path: `${basePath}${req.url}`,
+        headers: { ...endToEnd(req.headers), host: target.host },
+      },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, endToEnd(answer.headers));
+        answer.pipe(res);
+      },
+    );
+    upstream.on('error', (error: NodeJS.ErrnoException) => {
+      log.warn('API not reachable from the dashboard', { api: apiUrl, error: error.code ?? error.message });
+      if (!res.headersSent) {
+        sendProblem(res, 502, `the Greenlight API at ${apiUrl} is not reachable; is it running?`);
+      } else {
+        res.destroy();
+      }
+    });
+    // A browser that goes away (a closed tab, an aborted stream) releases the upstream request.
+    res.on('close', () => {
+      if (!res.writableFinished) upstream.destroy();
+    });
+    req.pipe(upstream);
+  };
+}
