@@ -25,7 +25,7 @@ interface Answer {
 
 async function upload(reviewId: number, content: Buffer | string, fileName: string, type?: string, extra: Record<string, string> = {}): Promise<Answer> {
   const form = new FormData();
-  form.append('file', new Blob([content], type ? { type } : {}), fileName);
+  form.append('file', new Blob([typeof content === 'string' ? content : new Uint8Array(content)], type ? { type } : {}), fileName);
   for (const [name, value] of Object.entries(extra)) form.append(name, value);
   const response = await fetch(`${server.url}/reviews/${reviewId}/attachments`, { method: 'POST', body: form });
   return { status: response.status, headers: response.headers, body: await response.json() };

@@ -1,0 +1,163 @@
+import { EventStreamParser } from './event-stream';
+import type {
+  AttachmentRecord,
+  DecisionInput,
+  DecisionRecord,
+  EventType,
+  FeedbackRecord,
+  Problem,
+  ReviewFilters,
+  ReviewOrder,
+  ReviewPage,
+  ReviewRecord,
+  ServiceEvents,
+  Statistics,
+} from './types';
+
+/** A request the API refused or could not answer, in words a reviewer understands. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly problem?: Problem,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+/** The API wants a key, or a different one. */
+export class UnauthorizedError extends ApiError {
+  constructor(
+    message: string,
+    /** The key the refused request carried, so a late answer to an old key can be told apart. */
+    readonly keySent: string | null,
+  ) {
+    super(401, message);
+  }
+}
+
+/** Someone else decided first; `decision` is the one that stands. */
+export class AlreadyDecidedError extends ApiError {
+  constructor(
+    message: string,
+    readonly decision: DecisionRecord,
+  ) {
+    super(409, message);
+  }
+}
+
+export interface ReviewQuery extends ReviewFilters {
+  sort?: ReviewOrder;
+  page?: number;
+  page_size?: number;
+}
+
+export interface EventHandlers {
+  onOpen(): void;
+  onEvent<K extends EventType>(type: K, payload: ServiceEvents[K]): void;
+}
+
+export interface ApiClientOptions {
+  /** `/api` behind the dashboard server; a full URL elsewhere (tests, other hosts). */
+  baseUrl: string;
+  apiKey: () => string | null;
+}
+
+function messageFor(status: number, problem: Problem | undefined): string {
+  if (status === 401) return problem?.detail ?? 'This server needs an API key.';
+  if (status === 502 || status === 503) return problem?.detail ?? 'The Greenlight server is not answering right now.';
+  if (status >= 500) return 'The server hit an unexpected error (it has been logged). Try again.';
+  return problem?.detail ?? `The server refused the request (${status}).`;
+}
+
+/** The one place that knows the API's URLs. */
+export class ApiClient {
+  constructor(private readonly options: ApiClientOptions) {}
+
+  listReviews(query: ReviewQuery): Promise<ReviewPage> {
+    const params = new URLSearchParams();
+    for (const [name, value] of Object.entries(query)) {
+      if (value !== undefined && value !== '') params.set(name, String(value));
+    }
+    return this.json(`/reviews?${params}`);
+  }
+
+  getReview(id: number): Promise<ReviewRecord> {
+    return this.json(`/reviews/${id}`);
+  }
+
+  async decide(id: number, input: DecisionInput): Promise<DecisionRecord> {
+    try {
+      return await this.json(`/reviews/${id}/decide`, { method: 'POST', body: input });
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 409 && error.problem?.decision) {
+        throw new AlreadyDecidedError(error.message, error.problem.decision as DecisionRecord);
+      }
+      throw error;
+    }
+  }
+
+  async listFeedback(reviewId: number): Promise<FeedbackRecord[]> {
+    return (await this.json<{ feedback: FeedbackRecord[] }>(`/reviews/${reviewId}/feedback`)).feedback;
+  }
+
+  async listAttachments(reviewId: number): Promise<AttachmentRecord[]> {
+    return (await this.json<{ attachments: AttachmentRecord[] }>(`/reviews/${reviewId}/attachments`)).attachments;
+  }
+
+  /** Fetched rather than linked, so the API key travels in a header and never in a URL. */
+  async downloadAttachment(id: number): Promise<Blob> {
+    const response = await this.send(`/attachments/${id}/download`);
+    return response.blob();
+  }
+
+  statistics(): Promise<Statistics> {
+    return this.json('/stats');
+  }
+
+  /**
+   * Reads `GET /events` until `signal` aborts or the stream ends. Uses fetch rather than
+   * EventSource, which cannot send the Authorization header.
+   */
+  async streamEvents(handlers: EventHandlers, signal: AbortSignal): Promise<void> {
+    const response = await this.send('/events', { signal, headers: { accept: 'text/event-stream' } });
+    handlers.onOpen();
+    const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+    const parser = new EventStreamParser();
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      for (const event of parser.push(value)) {
+        handlers.onEvent(event.type as EventType, JSON.parse(event.data));
+      }
+    }
+  }
+
+  private async json<T>(path: string, init: { method?: string; body?: unknown } = {}): Promise<T> {
+    const response = await this.send(path, {
+      method: init.method,
+      body: init.body === undefined ? undefined : JSON.stringify(init.body),
+      headers: init.body === undefined ? {} : { 'content-type': 'application/json' },
+    });
+    return (await response.json()) as T;
+  }
+
+  private async send(path: string, init: RequestInit = {}): Promise<Response> {
+    const key = this.options.apiKey();
+    const headers = new Headers(init.headers);
+    if (key) headers.set('authorization', `Bearer ${key}`);
+    let response: Response;
+    try {
+      response = await fetch(`${this.options.baseUrl}${path}`, { ...init, headers });
+    } catch (error) {
+      if ((error as Error).name === 'AbortError') throw error;
+      throw new ApiError(0, 'Cannot reach the Greenlight server. Check that it is running and your connection.');
+    }
+    if (response.ok) return response;
+    const problem = (await response.json().catch(() => undefined)) as Problem | undefined;
+    const message = messageFor(response.status, problem);
+    if (response.status === 401) throw new UnauthorizedError(message, key);
+    throw new ApiError(response.status, message, problem);
+  }
+}

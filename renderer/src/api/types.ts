@@ -1,0 +1,33 @@
+/**
+ * The API's records, taken from the server's own type definitions (types only: nothing of
+ * the server is bundled), so the dashboard and the API cannot disagree on a field.
+ */
+export type {
+  AttachmentRecord,
+  DecisionInput,
+  DecisionRecord,
+  DecisionType,
+  DecisionsOnDay,
+  FeedbackRecord,
+  ReviewFilters,
+  ReviewOrder,
+  ReviewPage,
+  ReviewRecord,
+  ReviewStatus,
+  Statistics,
+  Urgency,
+} from '../../../server/domain/records';
+
+export type { EventType, ServiceEvents } from '../../../server/domain/events';
+
+export const URGENCY_ORDER = ['critical', 'high', 'medium', 'low'] as const;
+export const STATUSES = ['pending', 'approved', 'rejected', 'modified'] as const;
+
+/** An RFC 9457 problem document as the API sends it. */
+export interface Problem {
+  status: number;
+  title?: string;
+  detail?: string;
+  errors?: Array<{ field: string; message: string }>;
+  [member: string]: unknown;
+}

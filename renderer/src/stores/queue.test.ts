@@ -1,0 +1,158 @@
+import { createPinia, setActivePinia } from 'pinia';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../../../test/support/server';
+import { provideApi } from '../api';
+import { ApiClient } from '../api/client';
+import type { ReviewRecord } from '../api/types';
+import { useQueueStore } from './queue';
+import { matchesFilters, placeInOrder } from './review-list';
+
+// The stores talk to the real API on loopback, as the dashboard does through its proxy.
+let server: TestServer;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  provideApi(new ApiClient({ baseUrl: server.url, apiKey: () => null }));
+});
+afterAll(() => server.dispose());
+beforeEach(() => setActivePinia(createPinia()));
+
+async function create(body: Partial<ReviewRecord> & { task_type: string }): Promise<ReviewRecord> {
+  const response = await fetch(`${server.url}/reviews`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ proposed_action: 'do it', ...body }),
+  });
+  return (await response.json()) as ReviewRecord;
+}
+
+describe('useQueueStore', () => {
+  it('loads pending reviews most urgent first, oldest first within an urgency', async () => {
+    const low = await create({ task_type: 'order-test', urgency: 'low' });
+    const highOld = await create({ task_type: 'order-test', urgency: 'high' });
+    const critical = await create({ task_type: 'order-test', urgency: 'critical' });
+    const highNew = await create({ task_type: 'order-test', urgency: 'high' });
+    const queue = useQueueStore();
+    await queue.setFilters({ status: 'pending', task_type: 'order-test' });
+    expect(queue.reviews.map((r) => r.id)).toEqual([critical.id, highOld.id, highNew.id, low.id]);
+    expect(queue.total).toBe(4);
+    expect(queue.selectedId).toBe(critical.id);
+  });
+
+  it('places a review created live where a reload would put it, and only if it matches the filters', async () => {
+    const queue = useQueueStore();
+    await create({ task_type: 'live-test', urgency: 'medium' });
+    await queue.setFilters({ status: 'pending', task_type: 'live-test' });
+
+    const critical = await create({ task_type: 'live-test', urgency: 'critical' });
+    const other = await create({ task_type: 'another-type', urgency: 'critical' });
+    queue.applyEvent('review.created', critical);
+    queue.applyEvent('review.created', other);
+    queue.applyEvent('review.created', critical);
+
+    expect(queue.reviews[0].id).toBe(critical.id);
+    expect(queue.reviews.some((r) => r.id === other.id)).toBe(false);
+    expect(queue.total).toBe(2);
+    const reloaded = useQueueStore();
+    await reloaded.load();
+    expect(reloaded.reviews.map((r) => r.id)).toEqual(queue.reviews.map((r) => r.id));
+  });
+
+  it('drops a review decided elsewhere, and tells the reviewer who was looking at it', async () => {
+    const queue = useQueueStore();
+    const review = await create({ task_type: 'elsewhere-test' });
+    await queue.setFilters({ status: 'pending', task_type: 'elsewhere-test' });
+    queue.select(review.id);
+
+    queue.applyEvent('review.decided', {
+      ...review,
+      status: 'approved',
+      decision: { id: 99, review_id: review.id, decision_type: 'approve', reviewer_id: null, reviewer_name: 'bo', modified_action: null, notes: null, created_at: new Date().toISOString() },
+    });
+
+    expect(queue.reviews).toEqual([]);
+    expect(queue.total).toBe(0);
+    expect(queue.selectedOutcome).toMatchObject({ kind: 'decided-elsewhere', decision: { reviewer_name: 'bo' } });
+  });
+
+  it('decides optimistically: the review leaves at once, the next is selected, the decision is recorded', async () => {
+    const queue = useQueueStore();
+    const first = await create({ task_type: 'decide-test', urgency: 'high' });
+    const second = await create({ task_type: 'decide-test', urgency: 'low' });
+    await queue.setFilters({ status: 'pending', task_type: 'decide-test' });
+    queue.select(first.id);
+
+    const deciding = queue.decide(first.id, { decision_type: 'approve', reviewer_name: 'dana' });
+    expect(queue.reviews.map((r) => r.id)).toEqual([second.id]);
+    expect(queue.selectedId).toBe(second.id);
+    await deciding;
+
+    expect(queue.outcomes[first.id].outcome).toMatchObject({ kind: 'decided', decision: { decision_type: 'approve', reviewer_name: 'dana' } });
+    expect(queue.notice).toBe(`Approved review #${first.id} (decide-test)`);
+    const stored = (await (await fetch(`${server.url}/reviews/${first.id}`)).json()) as ReviewRecord;
+    expect(stored.status).toBe('approved');
+  });
+
+  it('shows a lost race as the decision that stands, not as an error', async () => {
+    const queue = useQueueStore();
+    const review = await create({ task_type: 'race-test' });
+    await queue.setFilters({ status: 'pending', task_type: 'race-test' });
+    await fetch(`${server.url}/reviews/${review.id}/decide`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ decision_type: 'reject', reviewer_name: 'bo', notes: 'too risky' }),
+    });
+
+    await queue.decide(review.id, { decision_type: 'approve' });
+
+    expect(queue.error).toBeNull();
+    expect(queue.selectedId).toBe(review.id);
+    expect(queue.selectedOutcome).toMatchObject({ kind: 'lost-race', decision: { decision_type: 'reject', reviewer_name: 'bo', notes: 'too risky' } });
+  });
+
+  it('puts the review back with a readable message when the server refuses the decision', async () => {
+    const queue = useQueueStore();
+    const review = await create({ task_type: 'refused-test' });
+    await queue.setFilters({ status: 'pending', task_type: 'refused-test' });
+
+    await expect(queue.decide(review.id, { decision_type: 'modify', modified_action: '   ' })).rejects.toThrow();
+
+    expect(queue.reviews.map((r) => r.id)).toEqual([review.id]);
+    expect(queue.total).toBe(1);
+    expect(queue.error).toBe('modified_action is required (non-empty) when decision_type is modify');
+  });
+
+  it('moves the selection with j and k bounds', async () => {
+    const queue = useQueueStore();
+    const ids = [];
+    for (let i = 0; i < 3; i++) ids.push((await create({ task_type: 'move-test' })).id);
+    await queue.setFilters({ status: 'pending', task_type: 'move-test' });
+    queue.move(-1);
+    expect(queue.selectedId).toBe(ids[0]);
+    queue.move(1);
+    queue.move(1);
+    queue.move(1);
+    expect(queue.selectedId).toBe(ids[2]);
+  });
+});
+
+describe('review list rules', () => {
+  const review = (id: number, urgency: ReviewRecord['urgency'], extra: Partial<ReviewRecord> = {}) =>
+    ({ id, urgency, status: 'pending', task_type: 't', proposed_action: 'Refund 100% now', framework: null, assigned_to: null, ...extra }) as ReviewRecord;
+
+  it('matches filters as the API does, search included', () => {
+    expect(matchesFilters(review(1, 'low'), { status: 'pending', q: '100%' })).toBe(true);
+    expect(matchesFilters(review(1, 'low'), { q: 'refund 100' })).toBe(true);
+    expect(matchesFilters(review(1, 'low'), { urgency: 'high' })).toBe(false);
+    expect(matchesFilters(review(1, 'low', { status: 'approved' }), { decided: true })).toBe(true);
+    expect(matchesFilters(review(1, 'low'), { decided: true })).toBe(false);
+  });
+
+  it('leaves a review that sorts after the loaded page to the pages not yet loaded', () => {
+    const list = [review(1, 'critical'), review(2, 'high')];
+    expect(placeInOrder(list, review(3, 'low'), 'priority', true)).toBe(false);
+    expect(placeInOrder(list, review(4, 'critical'), 'priority', true)).toBe(true);
+    expect(placeInOrder(list, review(5, 'low'), 'priority', false)).toBe(true);
+    expect(list.map((r) => r.id)).toEqual([1, 4, 2, 5]);
+  });
+});

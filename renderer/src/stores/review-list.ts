@@ -1,0 +1,42 @@
+import type { ReviewFilters, ReviewOrder, ReviewRecord } from '../api/types';
+import { URGENCY_ORDER } from '../api/types';
+
+const rank = (review: ReviewRecord): number => URGENCY_ORDER.indexOf(review.urgency);
+const decidedAt = (review: ReviewRecord): number => (review.decided_at ? Date.parse(review.decided_at) : -Infinity);
+
+/** The same orders the API applies, so a review arriving live lands where a reload would put it. */
+export const COMPARATORS: Record<ReviewOrder, (a: ReviewRecord, b: ReviewRecord) => number> = {
+  newest: (a, b) => b.id - a.id,
+  oldest: (a, b) => a.id - b.id,
+  priority: (a, b) => rank(a) - rank(b) || a.id - b.id,
+  recently_decided: (a, b) => decidedAt(b) - decidedAt(a) || b.id - a.id,
+};
+
+/** Whether a review belongs in a list shown with these filters. */
+export function matchesFilters(review: ReviewRecord, filters: ReviewFilters): boolean {
+  if (filters.status && review.status !== filters.status) return false;
+  if (filters.decided !== undefined && (review.status !== 'pending') !== filters.decided) return false;
+  if (filters.task_type && review.task_type !== filters.task_type) return false;
+  if (filters.urgency && review.urgency !== filters.urgency) return false;
+  if (filters.framework && review.framework !== filters.framework) return false;
+  if (filters.assigned_to && review.assigned_to !== filters.assigned_to) return false;
+  if (filters.q && !review.proposed_action.toLowerCase().includes(filters.q.toLowerCase())) return false;
+  return true;
+}
+
+/**
+ * Puts `review` into the sorted, partly loaded `list`. When it would sort after the last
+ * loaded item and more pages exist, it is left for those pages to bring. Returns whether it
+ * was placed.
+ */
+export function placeInOrder(list: ReviewRecord[], review: ReviewRecord, order: ReviewOrder, more: boolean): boolean {
+  const compare = COMPARATORS[order];
+  const index = list.findIndex((item) => compare(review, item) < 0);
+  if (index < 0) {
+    if (more) return false;
+    list.push(review);
+    return true;
+  }
+  list.splice(index, 0, review);
+  return true;
+}
