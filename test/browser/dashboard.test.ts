@@ -45,8 +45,11 @@ afterAll(async () => {
   temp?.remove();
 });
 
-async function openDashboard(options: { width?: number; height?: number } = {}): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width: options.width ?? 1280, height: options.height ?? 800 } });
+async function openDashboard(options: { width?: number; height?: number; bypassCSP?: boolean } = {}): Promise<Page> {
+  const context = await browser.newContext({
+    viewport: { width: options.width ?? 1280, height: options.height ?? 800 },
+    bypassCSP: options.bypassCSP ?? false,
+  });
   const page = await context.newPage();
   page.on('pageerror', (error) => {
     throw error;
@@ -309,6 +312,23 @@ describe('the reviewer dashboard', () => {
       fresh.child.kill('SIGTERM');
       await fresh.exited;
     }
+  });
+});
+
+describe('accessibility', () => {
+  it.each(['queue', 'history', 'statistics'])('the %s view has no axe-core violations (labels, contrast, roles, headings)', async (view) => {
+    // The checker is injected as a script of the test's own, which the page's CSP would refuse.
+    const page = await openDashboard({ bypassCSP: true });
+    await page.goto(`${dashboard}/#/${view}`);
+    await page.waitForTimeout(500);
+    await page.addScriptTag({ path: require.resolve('axe-core/axe.min.js') });
+    const violations = await page.evaluate(async () => {
+      const axe = (window as unknown as { axe: { run: (context: Document) => Promise<{ violations: Array<{ id: string; impact: string; nodes: unknown[] }> }> } }).axe;
+      const result = await axe.run(document);
+      return result.violations.map((v) => `${v.id}: ${v.impact} (${v.nodes.length})`);
+    });
+    expect(violations).toEqual([]);
+    await page.context().close();
   });
 });
 

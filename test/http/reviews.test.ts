@@ -202,6 +202,8 @@ describe('GET /reviews', () => {
       expect(await search('%')).toEqual(['Refund 100% of order 7']);
       expect(await search('b_s')).toEqual(['Send email to Bob_Smith']);
       expect(await search('nothing like this')).toEqual([]);
+      const plusForSpace = await call(own.url, 'GET', '/reviews?q=half+of');
+      expect(plusForSpace.body.reviews.map((r: { proposed_action: string }) => r.proposed_action)).toEqual(['Refund half of order 8']);
     } finally {
       await own.dispose();
     }

@@ -95,18 +95,20 @@ export function reviewRoutes({ reviews, blockingTimeoutSeconds }: ReviewRoutesOp
    *     summary: List reviews
    *     parameters:
    *       - { name: status, in: query, schema: { $ref: '#/components/schemas/ReviewStatus' } }
-   *       - { name: task_type, in: query, schema: { type: string, maxLength: 255 } }
+   *       - { name: task_type, in: query, allowReserved: true, schema: { type: string, maxLength: 255 } }
    *       - { name: urgency, in: query, schema: { $ref: '#/components/schemas/Urgency' } }
-   *       - { name: framework, in: query, schema: { type: string, maxLength: 255 } }
+   *       - { name: framework, in: query, allowReserved: true, schema: { type: string, maxLength: 255 } }
    *       - { name: agent_id, in: query, schema: { type: integer, minimum: 1, maximum: 2147483647 } }
    *       - { name: organization_id, in: query, schema: { type: integer, minimum: 1, maximum: 2147483647 } }
-   *       - { name: assigned_to, in: query, schema: { type: string, maxLength: 255 } }
+   *       - { name: assigned_to, in: query, allowReserved: true, schema: { type: string, maxLength: 255 } }
    *       - name: decided
    *         in: query
    *         description: '`true`: only decided reviews (any status but pending); `false`: only pending ones.'
    *         schema: { type: boolean }
    *       - name: q
    *         in: query
+   *         # Free text: `+` for a space (as form encoding and most HTTP clients write it) is accepted.
+   *         allowReserved: true
    *         description: Only reviews whose proposed action contains this text (case-insensitive for ASCII letters).
    *         schema: { type: string, minLength: 1, maxLength: 200 }
    *       - name: sort
