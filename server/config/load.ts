@@ -22,6 +22,10 @@ export interface ConfigSources {
   /** Command-line flags, already mapped to keys; values are text as typed. */
   flags?: Partial<Record<ConfigKey, string>>;
   cwd?: string;
+  /** Replaces built-in defaults (the desktop app keeps its data in the per-user directory). */
+  defaults?: Partial<Config>;
+  /** Applied over every source (settings the desktop app manages itself, such as LAN access). */
+  overrides?: Partial<Config>;
 }
 
 export interface LoadedConfig {
@@ -39,7 +43,7 @@ export function loadConfig(sources: ConfigSources = {}): LoadedConfig {
   const env = sources.env ?? process.env;
   const cwd = sources.cwd ?? process.cwd();
   const file = locateConfigFile(sources.file, env, cwd);
-  const config = defaultConfig();
+  const config = { ...defaultConfig(), ...sources.defaults };
   const fileDir = file ? path.dirname(file) : cwd;
   const pathBase: Record<string, string> = { data_dir: fileDir, database_url: fileDir };
 
@@ -61,6 +65,7 @@ export function loadConfig(sources: ConfigSources = {}): LoadedConfig {
     if (key in pathBase) pathBase[key] = cwd;
   }
 
+  Object.assign(config, sources.overrides);
   checkConsistency(config);
   config.data_dir = path.resolve(pathBase.data_dir, config.data_dir);
   config.database_url = resolveDatabaseUrl(config.database_url, config.data_dir, pathBase.database_url);

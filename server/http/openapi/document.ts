@@ -1,5 +1,5 @@
+import fs from 'node:fs';
 import path from 'node:path';
-import swaggerJsdoc from 'swagger-jsdoc';
 import { packageRoot, packageVersion } from '../../package-info';
 
 const DESCRIPTION = `
@@ -28,14 +28,16 @@ Decisions taken where the source specification is silent:
   \`{review_id, attachments, count}\`.
 `.trim();
 
+/** Written by `npm run build` beside the compiled code, so a packaged app needs no sources. */
+export const PREBUILT_DOCUMENT = path.join(__dirname, 'openapi.json');
+
 let built: object | undefined;
 
-/**
- * The OpenAPI 3.0 document, generated from the annotations beside the routes. Built once
- * per process; callers get their own copy because validators annotate what they are given.
- */
-export function openApiDocument(): Record<string, unknown> {
-  built ??= swaggerJsdoc({
+/** Reads the annotations in the route sources (the TypeScript files: tsc drops comments attached to no code). */
+export function generateDocument(): object {
+  // Loaded only here: it is a build-time tool that a started server does not need.
+  const swaggerJsdoc = require('swagger-jsdoc') as typeof import('swagger-jsdoc');
+  return swaggerJsdoc({
     definition: {
       openapi: '3.0.3',
       info: { title: 'Greenlight API', version: packageVersion, description: DESCRIPTION },
@@ -51,9 +53,17 @@ export function openApiDocument(): Record<string, unknown> {
       ],
       security: [{ bearerAuth: [] }],
     },
-    // The TypeScript sources, not the compiled files: tsc drops comments attached to no code.
     apis: [path.join(packageRoot, 'server', 'http', '**', '*.ts')],
     failOnErrors: true,
   });
+}
+
+/**
+ * The OpenAPI 3.0 document, generated from the annotations beside the routes (or read from
+ * the copy the build wrote). Built once per process; callers get their own copy because
+ * validators annotate what they are given.
+ */
+export function openApiDocument(): Record<string, unknown> {
+  built ??= fs.existsSync(PREBUILT_DOCUMENT) ? (JSON.parse(fs.readFileSync(PREBUILT_DOCUMENT, 'utf8')) as object) : generateDocument();
   return structuredClone(built) as Record<string, unknown>;
 }
