@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Browser, Page } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../support/browser';
-import { freePort, type RunningCli, startCli } from '../support/cli';
+import { type RunningCli, startWithDashboard, stopProgram } from '../support/cli';
 import { attach, onePagePdf, seedSampleReviews } from '../support/seed';
 import { gradientPng } from '../support/png';
 import { makeTempDir } from '../support/temp';
@@ -17,22 +17,17 @@ let api: string;
 let dashboard: string;
 let browser: Browser;
 
-async function startGreenlight(cwd: string, env: NodeJS.ProcessEnv = {}): Promise<RunningCli> {
-  const args = ['--port', String(await freePort()), '--dashboard-port', String(await freePort())];
-  return startCli(args, { cwd, env, ready: /dashboard listening on/ });
-}
-
 /** A Greenlight of its own, with its own data directory. */
 async function separateGreenlight(env: NodeJS.ProcessEnv = {}): Promise<RunningCli> {
   const dir = path.join(temp.dir, `separate-${Date.now()}`);
   fs.mkdirSync(dir);
-  return startGreenlight(dir, env);
+  return startWithDashboard(dir, env);
 }
 
 beforeAll(async () => {
   temp = makeTempDir('greenlight-dashboard-');
   fs.mkdirSync(SCREENSHOTS, { recursive: true });
-  server = await startGreenlight(temp.dir);
+  server = await startWithDashboard(temp.dir);
   api = server.url;
   dashboard = server.dashboardUrl!;
   browser = await launchChromium();
@@ -40,8 +35,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  server?.child.kill('SIGTERM');
-  await server?.exited;
+  await stopProgram(server);
   temp?.remove();
 });
 
@@ -309,8 +303,7 @@ describe('the reviewer dashboard', () => {
       await page.screenshot({ path: path.join(SCREENSHOTS, 'statistics.png'), fullPage: true });
       await context.close();
     } finally {
-      fresh.child.kill('SIGTERM');
-      await fresh.exited;
+      await stopProgram(fresh);
     }
   });
 });
@@ -361,8 +354,7 @@ describe('the dashboard with authentication on', () => {
       expect(await prompt.isVisible()).toBe(false);
       await page.close();
     } finally {
-      secured.child.kill('SIGTERM');
-      await secured.exited;
+      await stopProgram(secured);
     }
   });
 });

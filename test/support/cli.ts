@@ -52,14 +52,31 @@ export interface RunningCli {
  * "listening on" line).
  */
 export function startCli(args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv; ready?: RegExp }): Promise<RunningCli> {
+  return startProgram(CLI, ['start', ...args], options);
+}
+
+/** `greenlight start` with the API and the dashboard on free ports, ready once both listen. */
+export async function startWithDashboard(cwd: string, env: NodeJS.ProcessEnv = {}): Promise<RunningCli> {
+  const args = ['--port', String(await freePort()), '--dashboard-port', String(await freePort())];
+  return startCli(args, { cwd, env, ready: /dashboard listening on/ });
+}
+
+/** Stops a program started by `startProgram` and waits until it has exited. */
+export async function stopProgram(running: RunningCli | undefined): Promise<void> {
+  running?.child.kill('SIGTERM');
+  await running?.exited;
+}
+
+/** Starts a Node program of the package (the CLI, the desktop entry) and waits for it to listen. */
+export function startProgram(entry: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv; ready?: RegExp }): Promise<RunningCli> {
   const ready = options.ready ?? /listening on/;
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, 'start', ...args], { cwd: options.cwd, env: cliEnv(options.env) });
+    const child = spawn(process.execPath, [entry, ...args], { cwd: options.cwd, env: cliEnv(options.env) });
     let output = '';
     const exited = new Promise<number | null>((done) => child.on('close', (code) => done(code)));
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`greenlight start did not come up; output: ${output}`));
+      reject(new Error(`${path.basename(entry)} ${args.join(' ')} did not come up; output: ${output}`));
     }, 30_000);
     const onData = (chunk: Buffer): void => {
       output += chunk.toString();
@@ -73,7 +90,7 @@ export function startCli(args: string[], options: { cwd: string; env?: NodeJS.Pr
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     exited.then((code) => {
       clearTimeout(timer);
-      reject(new Error(`greenlight start exited with ${code}; output: ${output}`));
+      reject(new Error(`${path.basename(entry)} exited with ${code}; output: ${output}`));
     });
   });
 }

@@ -2,11 +2,12 @@ import { defineStore } from 'pinia';
 import { ref } from 'vue';
 import { useApi } from '../api';
 import type { ReviewRecord, ServiceEvents } from '../api/types';
+import { desktopBridge } from '../desktop';
 
 type Permission = NotificationPermission | 'unsupported';
 
 function currentPermission(): Permission {
-  return typeof Notification === 'undefined' ? 'unsupported' : Notification.permission;
+  return typeof Notification === 'undefined' || desktopBridge() ? 'unsupported' : Notification.permission;
 }
 
 /**
@@ -33,6 +34,8 @@ export const useAlertsStore = defineStore('alerts', () => {
   }
 
   function notify(review: ReviewRecord): void {
+    // The desktop app raises native notifications itself, from the server's own events.
+    if (desktopBridge()) return;
     if (permission.value !== 'granted' || typeof document === 'undefined' || !document.hidden) return;
     const notification = new Notification(`Critical review: ${review.task_type}`, {
       body: review.proposed_action.slice(0, 140),

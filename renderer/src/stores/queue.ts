@@ -89,6 +89,14 @@ export const useQueueStore = defineStore('queue', () => {
     selectedId.value = id;
   }
 
+  /** Shows one review (a notification was clicked), clearing filters that would hide it. */
+  async function reveal(id: number): Promise<void> {
+    if (!reviews.value.some((r) => r.id === id) && (Object.keys(filters.value).length > 1 || filters.value.status !== 'pending')) {
+      await setFilters({ status: 'pending' });
+    }
+    selectedId.value = id;
+  }
+
   function move(step: 1 | -1): void {
     const list = reviews.value;
     if (list.length === 0) return;
@@ -204,6 +212,7 @@ export const useQueueStore = defineStore('queue', () => {
     loadMore,
     setFilters,
     select,
+    reveal,
     move,
     applyEvent,
     decide,

@@ -1,0 +1,50 @@
+import { CHANNELS, type DesktopSettingsChange, type DesktopSettingsView } from '../bridge';
+import { sameOrigin } from './window-security';
+
+/** The part of Electron's ipcMain this module uses. */
+export interface IpcMainLike {
+  handle(channel: string, listener: (event: { senderFrame: { url: string } | null }, ...args: unknown[]) => unknown): void;
+}
+
+export interface BridgeHandlers {
+  getApiKey(): string | null;
+  getSettings(): DesktopSettingsView;
+  updateSettings(change: DesktopSettingsChange): Promise<DesktopSettingsView>;
+  copyApiKey(): void;
+}
+
+const NOTIFICATION_LEVELS = new Set(['off', 'critical', 'critical_and_high']);
+
+/** Accepts exactly the documented shape, nothing more; anything else is a programming error or an attack. */
+export function parseSettingsChange(raw: unknown): DesktopSettingsChange {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new Error('settings change must be an object');
+  const change: DesktopSettingsChange = {};
+  for (const [key, value] of Object.entries(raw)) {
+    if (key === 'notifications' && typeof value === 'string' && NOTIFICATION_LEVELS.has(value)) {
+      change.notifications = value as DesktopSettingsChange['notifications'];
+    } else if (key === 'lanAccess' && typeof value === 'boolean') {
+      change.lanAccess = value;
+    } else {
+      throw new Error(`unexpected setting ${key}`);
+    }
+  }
+  return change;
+}
+
+/**
+ * One named handler per bridge function. Each refuses callers that are not the dashboard
+ * (its origin), whatever a compromised page or a stray frame might send.
+ */
+export function registerBridgeHandlers(ipcMain: IpcMainLike, trustedOrigin: () => string, handlers: BridgeHandlers): void {
+  const guarded =
+    <T>(handler: (...args: unknown[]) => T) =>
+    (event: { senderFrame: { url: string } | null }, ...args: unknown[]): T => {
+      const url = event.senderFrame?.url ?? '';
+      if (!sameOrigin(url, trustedOrigin())) throw new Error(`refused IPC from ${url || 'an unknown frame'}`);
+      return handler(...args);
+    };
+  ipcMain.handle(CHANNELS.getApiKey, guarded(() => handlers.getApiKey()));
+  ipcMain.handle(CHANNELS.getSettings, guarded(() => handlers.getSettings()));
+  ipcMain.handle(CHANNELS.updateSettings, guarded((change) => handlers.updateSettings(parseSettingsChange(change))));
+  ipcMain.handle(CHANNELS.copyApiKey, guarded(() => handlers.copyApiKey()));
+}

@@ -1,0 +1,71 @@
+import fs from 'node:fs';
+import type { NetworkInterfaceInfo } from 'node:os';
+import path from 'node:path';
+import type { DesktopSettingsChange, NotificationLevel } from '../bridge';
+
+/** What the desktop app remembers beyond greenlight.yaml: choices made in its own settings. */
+export interface DesktopSettings {
+  notifications: NotificationLevel;
+  lanAccess: boolean;
+  /** Generated the first time LAN access is turned on; kept so agents need not be reconfigured. */
+  lanApiKey: string | null;
+}
+
+export const DEFAULT_SETTINGS: DesktopSettings = { notifications: 'critical', lanAccess: false, lanApiKey: null };
+
+const LEVELS: readonly NotificationLevel[] = ['off', 'critical', 'critical_and_high'];
+
+/** A damaged or hand-edited file falls back, field by field, to the defaults. */
+export function parseSettings(raw: unknown): DesktopSettings {
+  const value = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>;
+  return {
+    notifications: LEVELS.includes(value.notifications as NotificationLevel) ? (value.notifications as NotificationLevel) : DEFAULT_SETTINGS.notifications,
+    lanAccess: value.lanAccess === true,
+    lanApiKey: typeof value.lanApiKey === 'string' && value.lanApiKey.length >= 16 ? value.lanApiKey : null,
+  };
+}
+
+export function readSettings(file: string): DesktopSettings {
+  try {
+    return parseSettings(JSON.parse(fs.readFileSync(file, 'utf8')));
+  } catch {
+    return { ...DEFAULT_SETTINGS };
+  }
+}
+
+export function writeSettings(file: string, settings: DesktopSettings): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  // The file holds the LAN API key: readable by its owner only.
+  fs.writeFileSync(file, `${JSON.stringify(settings, null, 2)}\n`, { mode: 0o600 });
+}
+
+/**
+ * Applies a change from the settings screen. Turning LAN access on also turns the API key on
+ * (generating one the first time), because the API then answers the whole network.
+ */
+export function changeSettings(current: DesktopSettings, change: DesktopSettingsChange, newKey: () => string): DesktopSettings {
+  const next = { ...current };
+  if (change.notifications !== undefined) {
+    if (!LEVELS.includes(change.notifications)) throw new Error(`unknown notification level ${String(change.notifications)}`);
+    next.notifications = change.notifications;
+  }
+  if (change.lanAccess !== undefined) {
+    next.lanAccess = change.lanAccess === true;
+    if (next.lanAccess && !next.lanApiKey) next.lanApiKey = newKey();
+  }
+  return next;
+}
+
+/** The configuration the desktop settings impose, over greenlight.yaml and the environment. */
+export function configOverrides(settings: DesktopSettings): { api_host?: string; enable_auth?: boolean; api_key?: string } {
+  if (!settings.lanAccess || !settings.lanApiKey) return { api_host: '127.0.0.1' };
+  return { api_host: '0.0.0.0', enable_auth: true, api_key: settings.lanApiKey };
+}
+
+/** The API's address on each IPv4 network this machine is on. */
+export function lanUrls(interfaces: NodeJS.Dict<NetworkInterfaceInfo[]>, port: number): string[] {
+  return Object.values(interfaces)
+    .flatMap((addresses) => addresses ?? [])
+    .filter((address) => address.family === 'IPv4' && !address.internal)
+    .map((address) => `http://${address.address}:${port}`);
+}

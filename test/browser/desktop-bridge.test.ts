@@ -1,0 +1,127 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Browser, Page } from 'playwright';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from '../support/browser';
+import { type RunningCli, startWithDashboard, stopProgram } from '../support/cli';
+import { makeTempDir } from '../support/temp';
+
+/**
+ * The dashboard as the desktop app shows it. Electron cannot run here, so the page gets a
+ * stand-in for the preload bridge (`window.greenlight`) that records what the dashboard asks
+ * of the shell; the Electron tests cover the real bridge where a binary exists.
+ */
+let temp: ReturnType<typeof makeTempDir>;
+let server: RunningCli;
+let browser: Browser;
+
+beforeAll(async () => {
+  temp = makeTempDir('greenlight-bridge-');
+  fs.mkdirSync(path.join(temp.dir, 'data'));
+  server = await startWithDashboard(temp.dir);
+  browser = await launchChromium();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await stopProgram(server);
+  temp?.remove();
+});
+
+interface BridgeRecord {
+  calls: string[];
+  openReview?: (id: number) => void;
+  notifications: number;
+}
+
+async function openWithBridge(): Promise<Page> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  // Allowed and hidden: a plain browser tab would raise a notification for a critical review.
+  await context.grantPermissions(['notifications'], { origin: server.dashboardUrl });
+  const page = await context.newPage();
+  await page.addInitScript(() => {
+    Object.defineProperty(document, 'hidden', { get: () => true });
+    const record: BridgeRecord = { calls: [], notifications: 0 };
+    let settings = { notifications: 'critical', lanAccess: false, lanUrls: [] as string[], apiKey: null as string | null };
+    (window as unknown as { bridgeRecord: BridgeRecord }).bridgeRecord = record;
+    const Original = window.Notification;
+    window.Notification = class extends Original {
+      constructor(title: string, options?: NotificationOptions) {
+        super(title, options);
+        record.notifications += 1;
+      }
+    } as typeof Notification;
+    (window as unknown as { greenlight: unknown }).greenlight = {
+      desktop: true,
+      getApiKey: async () => {
+        record.calls.push('getApiKey');
+        return null;
+      },
+      getSettings: async () => {
+        record.calls.push('getSettings');
+        return settings;
+      },
+      updateSettings: async (change: Record<string, unknown>) => {
+        record.calls.push(`updateSettings ${JSON.stringify(change)}`);
+        settings = { ...settings, ...change };
+        if (change.lanAccess === true) settings = { ...settings, lanUrls: ['http://192.168.1.20:8000'], apiKey: 'lan-key-0123456789abcdef' };
+        return settings;
+      },
+      copyApiKey: async () => {
+        record.calls.push('copyApiKey');
+      },
+      onOpenReview: (listener: (id: number) => void) => {
+        record.openReview = listener;
+      },
+    };
+  });
+  await page.goto(server.dashboardUrl!);
+  await expect.poll(() => page.locator('.live').textContent()).toBe('Live');
+  return page;
+}
+
+const record = (page: Page) => page.evaluate(() => (window as unknown as { bridgeRecord: BridgeRecord }).bridgeRecord);
+
+describe('the dashboard inside the desktop app', () => {
+  it('takes its API key from the shell instead of asking', async () => {
+    const page = await openWithBridge();
+    expect((await record(page)).calls).toContain('getApiKey');
+    expect(await page.getByRole('dialog', { name: /needs an API key/ }).isVisible()).toBe(false);
+    await page.context().close();
+  });
+
+  it('changes notification and LAN settings through the bridge, showing the key to copy', async () => {
+    const page = await openWithBridge();
+    await page.getByRole('button', { name: 'Desktop settings' }).click();
+    await page.getByLabel('Critical and high-urgency reviews').check();
+    await page.getByLabel('Allow agents on the local network to reach the API').check();
+    await expect.poll(() => page.locator('.api-key').textContent()).toBe('lan-key-0123456789abcdef');
+    expect(await page.locator('.lan-urls').textContent()).toContain('http://192.168.1.20:8000');
+    await page.getByRole('button', { name: 'Copy key' }).click();
+    await expect.poll(() => page.getByRole('button', { name: 'Copied' }).count()).toBe(1);
+    expect((await record(page)).calls).toEqual(
+      expect.arrayContaining([
+        'getSettings',
+        'updateSettings {"notifications":"critical_and_high"}',
+        'updateSettings {"lanAccess":true}',
+        'copyApiKey',
+      ]),
+    );
+    await page.context().close();
+  });
+
+  it('opens the review a native notification was clicked for, and leaves notifications to the shell', async () => {
+    const page = await openWithBridge();
+    const response = await fetch(`${server.url}/reviews`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ task_type: 'bridge-open', proposed_action: 'Approve the vendor invoice', urgency: 'critical' }),
+    });
+    const review = (await response.json()) as { id: number };
+    await page.getByRole('link', { name: 'Statistics' }).click();
+    await page.evaluate((id) => (window as unknown as { bridgeRecord: BridgeRecord }).bridgeRecord.openReview?.(id), review.id);
+    await expect.poll(() => page.locator('.detail-head h2').textContent()).toBe(`bridge-open #${review.id}`);
+    expect((await record(page)).notifications).toBe(0);
+    await page.context().close();
+  });
+});
