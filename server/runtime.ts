@@ -21,6 +21,9 @@ import { createApp } from './http/app';
 import { EventStreams } from './http/event-stream';
 import { createDashboardApp } from './dashboard/app';
 import { type Logger, silentLogger } from './logging';
+import { localGateway } from './mcp/gateway';
+import { McpHttpSessions } from './mcp/http-sessions';
+import { createReviewTools } from './mcp/tools';
 
 /** Everything behind the HTTP layer, wired to one database. */
 export interface Services {
@@ -64,6 +67,7 @@ export interface RunningServer {
   port: number;
   services: Services;
   eventStreams: EventStreams;
+  mcpSessions: McpHttpSessions;
   /** Stops accepting, answers every waiting client, then closes the database. */
   close(): Promise<void>;
 }
@@ -74,6 +78,8 @@ export interface StartOptions {
   /** How long in-flight requests get to finish on shutdown before their sockets are cut. */
   drainMs?: number;
   heartbeatMs?: number;
+  /** How often a waiting MCP tool call reports progress. */
+  mcpProgressIntervalMs?: number;
   /** The service's notion of now (tests set it to make durations exact). */
   clock?: () => number;
 }
@@ -89,12 +95,20 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const log = options.log ?? silentLogger;
   const services = await openServices(config, log, options.clock);
   const eventStreams = new EventStreams(services.bus, { heartbeatMs: options.heartbeatMs });
+  const gateway = localGateway(services);
+  const mcpSessions = new McpHttpSessions(() =>
+    createReviewTools(gateway, {
+      defaultWaitSeconds: config.blocking_timeout_seconds,
+      progressIntervalMs: options.mcpProgressIntervalMs,
+    }),
+  );
   const app = createApp({
     reviews: services.reviews,
     feedback: services.feedback,
     attachments: services.attachments,
     statistics: services.statistics,
     eventStreams,
+    mcpSessions,
     apiKey: config.enable_auth ? config.api_key : undefined,
     pingDatabase: services.db.ping,
     blockingTimeoutSeconds: config.blocking_timeout_seconds,
@@ -115,13 +129,14 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       await listening.close(options.drainMs ?? 5_000, () => {
         services.waiters.shutdown();
         eventStreams.closeAll();
+        void mcpSessions.closeAll();
       });
       await services.db.close();
     })();
     return closing;
   };
 
-  return { url: listening.url, port: listening.port, services, eventStreams, close };
+  return { url: listening.url, port: listening.port, services, eventStreams, mcpSessions, close };
 }
 
 export interface RunningDashboard {

@@ -46,6 +46,13 @@ function buildProgram(): Command {
     .action(async (options) => (await import('./start.js')).runStart(options));
 
   program
+    .command('mcp')
+    .description('run the MCP server on stdio for MCP clients (Claude Desktop, IDE agents); uses the running API, or starts one in-process')
+    .addOption(configOption())
+    .option('--api-url <url>', 'the Greenlight API to use (overrides api_url; default: this machine\'s, from api_host and api_port)')
+    .action(async (options: { config?: string; apiUrl?: string }) => (await import('./mcp.js')).runMcp(options));
+
+  program
     .command('status')
     .description('check the configuration, the database and the running API; exit code 0 only when all are healthy')
     .addOption(configOption())

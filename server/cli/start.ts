@@ -4,6 +4,7 @@ import { DashboardNotBuiltError } from '../dashboard/app';
 import { createLogger, type Logger } from '../logging';
 import { PortInUseError, startDashboard, startServer } from '../runtime';
 import { CliError } from './errors';
+import { runUntilStopped, type Stoppable } from './run-until-stopped';
 
 export interface StartOptions {
   config?: string;
@@ -12,10 +13,6 @@ export interface StartOptions {
   dashboardPort?: string;
   apiOnly?: boolean;
   dashboardOnly?: boolean;
-}
-
-interface Stoppable {
-  close(): Promise<void>;
 }
 
 function isLoopback(host: string): boolean {
@@ -71,19 +68,5 @@ export async function runStart(options: StartOptions): Promise<void> {
     explain(error);
   }
 
-  await new Promise<void>((resolve) => {
-    const stop = (signal: NodeJS.Signals): void => {
-      log.info('shutting down', { signal });
-      process.once(signal, () => process.exit(130));
-      (async () => {
-        for (const part of running) await part.close();
-      })().then(resolve, (error: unknown) => {
-        log.error('shutdown failed', { error: String(error) });
-        process.exit(1);
-      });
-    };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  });
-  log.info('stopped');
+  await runUntilStopped(running, log);
 }

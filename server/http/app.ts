@@ -5,6 +5,7 @@ import type { FeedbackService } from '../domain/feedback';
 import type { Statistics } from '../domain/records';
 import type { ReviewService } from '../domain/reviews';
 import type { Logger } from '../logging';
+import type { McpHttpSessions } from '../mcp/http-sessions';
 import { requireApiKey } from './auth';
 import type { EventStreams } from './event-stream';
 import { openApiDocument } from './openapi/document';
@@ -23,6 +24,8 @@ export interface AppOptions {
   attachments: AttachmentService;
   statistics: (organizationId?: number) => Promise<Statistics>;
   eventStreams: EventStreams;
+  /** MCP over Streamable HTTP at `/mcp`, behind the same API key as the rest. */
+  mcpSessions: McpHttpSessions;
   pingDatabase: () => Promise<void>;
   blockingTimeoutSeconds: number;
   /** Set when authentication is on. */
@@ -43,6 +46,8 @@ export function createApp(options: AppOptions): Express {
   app.set('etag', false);
 
   if (options.apiKey) app.use(requireApiKey(options.apiKey));
+  // JSON-RPC, not REST: outside the OpenAPI document and its validator; the transport reads its own body.
+  app.all('/mcp', (req, res) => options.mcpSessions.handle(req, res));
   app.use(docsRoutes(openApiDocument));
   app.use(express.json({ limit: '1mb' }));
   app.use(

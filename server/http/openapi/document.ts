@@ -26,6 +26,12 @@ Decisions taken where the source specification is silent:
   without it.
 - Feedback is listed as \`{review_id, feedback, count}\` and attachments as
   \`{review_id, attachments, count}\`.
+
+\`/mcp\` serves the same reviews to MCP clients (Model Context Protocol, Streamable HTTP
+transport: JSON-RPC over POST, with GET and DELETE for the session). It is not described here
+because it is not a REST resource; its tools (\`request_review\`, \`get_review_decision\`,
+\`check_review_status\`, \`submit_feedback\`, \`list_pending_reviews\`) describe themselves
+through MCP's \`tools/list\`. It needs the same API key as the rest when authentication is on.
 `.trim();
 
 /** Written by `npm run build` beside the compiled code, so a packaged app needs no sources. */

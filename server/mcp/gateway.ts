@@ -1,0 +1,40 @@
+import type { Services } from '../runtime';
+import type { FeedbackInput, FeedbackRecord, ReviewFilters, ReviewInput, ReviewPage, ReviewRecord } from '../domain/records';
+
+export type DecisionWait =
+  | { kind: 'decided'; review: ReviewRecord }
+  /** The time ran out or the caller gave up; the review stays pending. */
+  | { kind: 'still_pending' }
+  /** The API stopped answering (shutdown, lost connection); the review stays pending. */
+  | { kind: 'unavailable'; reason: string };
+
+/**
+ * What the MCP tools need from Greenlight. Two implementations: the services of an API in
+ * this process (`/mcp`, or `greenlight mcp` when it had to start its own), and the REST
+ * API of a Greenlight running elsewhere (`greenlight mcp` next to `greenlight start`).
+ */
+export interface ReviewGateway {
+  create(input: ReviewInput): Promise<ReviewRecord>;
+  get(reviewId: number): Promise<ReviewRecord>;
+  /** Resolves when the review is decided, `timeoutMs` passes, or `signal` aborts. Never polls. */
+  waitForDecision(reviewId: number, timeoutMs: number, signal: AbortSignal): Promise<DecisionWait>;
+  addFeedback(reviewId: number, input: FeedbackInput): Promise<FeedbackRecord>;
+  listPending(filters: Pick<ReviewFilters, 'task_type' | 'urgency' | 'framework'>, page: number, pageSize: number): Promise<ReviewPage>;
+}
+
+/** The gateway over an API in this process: the same services the HTTP routes call. */
+export function localGateway(services: Pick<Services, 'reviews' | 'feedback'>): ReviewGateway {
+  const { reviews, feedback } = services;
+  return {
+    create: (input) => reviews.create(input),
+    get: (reviewId) => reviews.get(reviewId),
+    async waitForDecision(reviewId, timeoutMs, signal) {
+      const outcome = await reviews.waitForDecision(reviewId, timeoutMs, signal);
+      if (outcome.kind === 'decided') return outcome;
+      if (outcome.kind === 'shutdown') return { kind: 'unavailable', reason: 'Greenlight is shutting down' };
+      return { kind: 'still_pending' };
+    },
+    addFeedback: (reviewId, input) => feedback.add(reviewId, input),
+    listPending: (filters, page, pageSize) => reviews.list({ ...filters, status: 'pending' }, page, pageSize, 'priority'),
+  };
+}
