@@ -17,6 +17,8 @@ import { FeedbackService } from './domain/feedback';
 import type { Statistics } from './domain/records';
 import { ReviewService } from './domain/reviews';
 import { DecisionWaiters } from './domain/waiters';
+import { ReviewExpiry } from './domain/expiry';
+import type { Policy } from './domain/policy';
 import { createApp } from './http/app';
 import { EventStreams } from './http/event-stream';
 import { createDashboardApp } from './dashboard/app';
@@ -34,6 +36,12 @@ export interface Services {
   feedback: FeedbackService;
   attachments: AttachmentService;
   statistics: (organizationId?: number) => Promise<Statistics>;
+  /** The review policy in force. */
+  policy(): Policy;
+  /** Puts a reloaded policy in force for new reviews and the next expiries; waiting agents are untouched. */
+  replacePolicy(policy: Policy): void;
+  /** Stops background work (the expiry timer) and closes the database. */
+  close(): Promise<void>;
 }
 
 export async function openServices(config: Config, log: Logger, clock: () => number = Date.now): Promise<Services> {
@@ -50,7 +58,9 @@ export async function openServices(config: Config, log: Logger, clock: () => num
   const models = defineModels(db.sequelize);
   const reviewStore = new ReviewStore(db, models);
   const reviewExists = (id: number) => reviewStore.exists(id);
-  const reviews = new ReviewService({ store: reviewStore, bus, waiters, clock });
+  let policy = config.routing;
+  const currentPolicy = (): Policy => policy;
+  const reviews = new ReviewService({ store: reviewStore, bus, waiters, policy: currentPolicy, clock });
   const files = new AttachmentFiles(path.join(config.data_dir, 'attachments'));
   const abandoned = await files.sweepIncoming();
   if (abandoned > 0) log.info('removed unfinished uploads', { count: abandoned });
@@ -58,7 +68,25 @@ export async function openServices(config: Config, log: Logger, clock: () => num
   const attachments = new AttachmentService(new AttachmentStore(db, models), files, bus, limits, reviewExists, clock);
   const feedback = new FeedbackService(new FeedbackStore(db, models), bus, reviewExists, clock);
   const statistics = (organizationId?: number) => queryStatistics(db.sequelize, organizationId, clock());
-  return { db, bus, waiters, reviews, feedback, attachments, statistics };
+  const expiry = new ReviewExpiry({ store: reviewStore, reviews, bus, policy: currentPolicy, log, clock });
+  await expiry.start();
+  return {
+    db,
+    bus,
+    waiters,
+    reviews,
+    feedback,
+    attachments,
+    statistics,
+    policy: currentPolicy,
+    replacePolicy: (next) => {
+      policy = next;
+    },
+    close: async () => {
+      expiry.stop();
+      await db.close();
+    },
+  };
 }
 
 export interface RunningServer {
@@ -119,7 +147,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   try {
     listening = await listen(http.createServer(app), config.api_host, config.api_port);
   } catch (error) {
-    await services.db.close();
+    await services.close();
     throw error;
   }
 
@@ -131,7 +159,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
         eventStreams.closeAll();
         void mcpSessions.closeAll();
       });
-      await services.db.close();
+      await services.close();
     })();
     return closing;
   };

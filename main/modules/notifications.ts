@@ -55,7 +55,8 @@ export class BurstCoalescer {
 }
 
 export function shouldAnnounce(review: ReviewRecord, level: NotificationLevel): boolean {
-  if (level === 'off') return false;
+  // Decided on arrival by a routing rule: nobody needs to look.
+  if (level === 'off' || review.status !== 'pending') return false;
   return review.urgency === 'critical' || (level === 'critical_and_high' && review.urgency === 'high');
 }
 

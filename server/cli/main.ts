@@ -53,6 +53,12 @@ function buildProgram(): Command {
     .action(async (options: { config?: string; apiUrl?: string }) => (await import('./mcp.js')).runMcp(options));
 
   program
+    .command('reload')
+    .description('check the edited configuration, then make the running API load its routing policy (same as sending it SIGHUP)')
+    .addOption(configOption())
+    .action(async (options: { config?: string }) => (await import('./policy-reload.js')).runReload(options, process.stdout));
+
+  program
     .command('status')
     .description('check the configuration, the database and the running API; exit code 0 only when all are healthy')
     .addOption(configOption())

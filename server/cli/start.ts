@@ -1,9 +1,12 @@
+import fs from 'node:fs';
 import { loadConfig } from '../config/load';
 import { type Config, type ConfigKey, apiUrlOf } from '../config/settings';
 import { DashboardNotBuiltError } from '../dashboard/app';
 import { createLogger, type Logger } from '../logging';
 import { PortInUseError, startDashboard, startServer } from '../runtime';
+import { describePolicy } from '../domain/policy';
 import { CliError } from './errors';
+import { pidFileOf, reloadPolicyOnHangup } from './policy-reload';
 import { runUntilStopped, type Stoppable } from './run-until-stopped';
 
 export interface StartOptions {
@@ -19,7 +22,8 @@ function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
-async function startApi(config: Config, log: Logger): Promise<Stoppable> {
+async function startApi(config: Config, readConfig: () => Config, log: Logger): Promise<Stoppable> {
+  log.info('review policy', { policy: describePolicy(config.routing) });
   const server = await startServer(config, { log });
   log.info(`Greenlight API listening on ${server.url}`, { database: server.services.db.file });
   if (!config.enable_auth && !isLoopback(config.api_host)) {
@@ -27,7 +31,16 @@ async function startApi(config: Config, log: Logger): Promise<Stoppable> {
       `the API is open to the network: it listens on ${config.api_host} and enable_auth is false; anyone who can reach this machine can read and decide reviews`,
     );
   }
-  return server;
+  const pidFile = pidFileOf(config);
+  fs.writeFileSync(pidFile, `${process.pid}\n`);
+  const stopReloading = reloadPolicyOnHangup(server.services, readConfig, log);
+  return {
+    close: async () => {
+      stopReloading();
+      await server.close();
+      fs.rmSync(pidFile, { force: true });
+    },
+  };
 }
 
 async function startReviewerDashboard(config: Config, log: Logger): Promise<Stoppable> {
@@ -53,6 +66,7 @@ export async function runStart(options: StartOptions): Promise<void> {
     api_host: options.host,
     dashboard_port: options.dashboardPort,
   };
+  const readConfig = (): Config => loadConfig({ file: options.config, flags }).config;
   const { config, file } = loadConfig({ file: options.config, flags });
   const log = createLogger();
   log.info('starting Greenlight', { config: file ?? '(defaults)' });
@@ -61,7 +75,7 @@ export async function runStart(options: StartOptions): Promise<void> {
   // through the dashboard's proxy, before the dashboard goes.
   const running: Stoppable[] = [];
   try {
-    if (!options.dashboardOnly) running.push(await startApi(config, log));
+    if (!options.dashboardOnly) running.push(await startApi(config, readConfig, log));
     if (!options.apiOnly) running.push(await startReviewerDashboard(config, log));
   } catch (error) {
     for (const part of running.reverse()) await part.close();

@@ -1,6 +1,7 @@
 import { QueryTypes } from 'sequelize';
 import { loadConfig } from '../config/load';
 import { type Config, apiUrlOf } from '../config/settings';
+import { describePolicy } from '../domain/policy';
 import { packageVersion } from '../package-info';
 import { CliError } from './errors';
 import { openForReading } from './read-database';
@@ -62,6 +63,8 @@ export async function runStatus(options: { config?: string }, out: NodeJS.Writab
     { name: 'config', ok: true, detail: file ?? 'no config file; defaults and GREENLIGHT_* variables' },
     ...(await checkDatabase(config)),
     await checkApi(config),
+    // Valid, or loading the configuration above would have stopped with the rule's problem.
+    { name: 'policy', ok: true, detail: describePolicy(config.routing).join(`\n${' '.repeat(18)}`) },
   ];
   out.write(`Greenlight ${packageVersion}\n`);
   for (const check of checks) {

@@ -4,6 +4,9 @@
  * checked. Reading and layering the sources lives in `load.ts`.
  */
 
+import { compilePolicy, NO_POLICY, type Policy } from '../domain/policy';
+import { RuleError } from '../domain/routing-rules';
+
 export interface Config {
   api_host: string;
   api_port: number;
@@ -21,6 +24,8 @@ export interface Config {
   api_key: string;
   max_attachment_bytes: number;
   max_attachments_per_review: number;
+  /** The review policy (routing rules, default reviewers, expiry), validated and compiled. */
+  routing: Policy;
 }
 
 export type ConfigKey = keyof Config;
@@ -107,6 +112,26 @@ function flag(key: ConfigKey) {
   };
 }
 
+/** A mapping in the file; JSON in an environment variable. */
+function policy(key: ConfigKey) {
+  return (raw: unknown, origin: ValueOrigin): Policy => {
+    let value = raw;
+    if (origin.isText && typeof raw === 'string') {
+      try {
+        value = JSON.parse(raw);
+      } catch {
+        throw invalid(key, 'a JSON object in an environment variable', raw, origin);
+      }
+    }
+    try {
+      return compilePolicy(value);
+    } catch (error) {
+      if (error instanceof RuleError) throw new ConfigError(`${key}: ${error.message} (in ${origin.source})`);
+      throw error;
+    }
+  };
+}
+
 function setting<K extends ConfigKey>(
   key: K,
   defaultValue: Config[K],
@@ -129,6 +154,7 @@ export const SETTINGS = [
   setting('api_key', '', 'The API key (at least 16 characters; e.g. the output of: openssl rand -hex 32). Prefer GREENLIGHT_API_KEY to keep it out of files.', text({ allowEmpty: true })),
   setting('max_attachment_bytes', 25 * 1024 * 1024, 'Largest attachment accepted, in bytes (25 MiB); larger uploads get 413.', integerIn(1, 2 ** 40)),
   setting('max_attachments_per_review', 20, 'Most attachments one review may hold; more get 409.', integerIn(1, 10_000)),
+  setting('routing', NO_POLICY, 'Review policy: routing rules, default reviewers and expiry (see the README). Reloaded on SIGHUP or greenlight reload.', policy),
 ] as const;
 
 export const MIN_API_KEY_LENGTH = 16;

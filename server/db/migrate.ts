@@ -4,6 +4,7 @@ import * as reviewsAndDecisions from './migrations/0001-reviews-and-decisions';
 import * as feedbackAndAttachments from './migrations/0002-feedback-and-attachments';
 import * as statisticsIndexes from './migrations/0003-statistics-indexes';
 import * as queueOrder from './migrations/0004-queue-order';
+import * as reviewPolicy from './migrations/0005-review-policy';
 
 /**
  * Listed explicitly rather than globbed so the same list works from TypeScript sources,
@@ -14,6 +15,7 @@ export const MIGRATIONS = [
   { name: '0002-feedback-and-attachments', ...feedbackAndAttachments },
   { name: '0003-statistics-indexes', ...statisticsIndexes },
   { name: '0004-queue-order', up: queueOrder.up, down: queueOrder.down },
+  { name: '0005-review-policy', up: reviewPolicy.up, down: reviewPolicy.down },
 ];
 
 const MIGRATION_TABLE = 'schema_migrations';

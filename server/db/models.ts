@@ -2,11 +2,12 @@ import { DataTypes, type Model, type ModelStatic, type Sequelize } from 'sequeli
 import type { AttachmentRecord, DecisionRecord, FeedbackRecord, ReviewRecord } from '../domain/records';
 
 /** A review row as stored: times in epoch milliseconds, metadata as JSON text. */
-export type ReviewRow = Omit<ReviewRecord, 'metadata' | 'created_at' | 'updated_at' | 'decided_at' | 'decision'> & {
+export type ReviewRow = Omit<ReviewRecord, 'metadata' | 'created_at' | 'updated_at' | 'decided_at' | 'expires_at' | 'decision'> & {
   metadata: string;
   created_at: number;
   updated_at: number;
   decided_at: number | null;
+  expires_at: number | null;
 };
 
 export type DecisionRow = Omit<DecisionRecord, 'created_at'> & {
@@ -49,9 +50,12 @@ export function defineModels(sequelize: Sequelize): Models {
     metadata: { type: DataTypes.TEXT, allowNull: false },
     status: { type: DataTypes.STRING(16), allowNull: false },
     assigned_to: DataTypes.STRING(255),
+    assigned_team: DataTypes.STRING(255),
+    routing_rule: DataTypes.STRING(255),
     created_at: { type: DataTypes.BIGINT, allowNull: false },
     updated_at: { type: DataTypes.BIGINT, allowNull: false },
     decided_at: DataTypes.BIGINT,
+    expires_at: DataTypes.BIGINT,
   });
   const Decision = sequelize.define<Model<DecisionRow, Creation<DecisionRow>>>('decisions', {
     id: { type: DataTypes.INTEGER, primaryKey: true, autoIncrement: true },

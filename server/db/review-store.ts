@@ -1,8 +1,9 @@
-import { literal, Op, type Order, type Transaction, type WhereOptions } from 'sequelize';
+import { literal, Op, type Order, QueryTypes, type Transaction, type WhereOptions } from 'sequelize';
 import { URGENCY_RANK_SQL } from './migrations/0004-queue-order';
 import type { Database } from './connection';
 import type { DecisionRow, Models, ReviewRow } from './models';
 import { isoTime } from './time';
+import type { Routing } from '../domain/policy';
 import {
   type DecisionInput,
   type DecisionRecord,
@@ -45,9 +46,12 @@ export function toReviewRecord(row: ReviewRow, decision: DecisionRow | null): Re
     agent_id: row.agent_id,
     status: row.status,
     assigned_to: row.assigned_to,
+    assigned_team: row.assigned_team,
+    routing_rule: row.routing_rule,
     created_at: isoTime(row.created_at),
     updated_at: isoTime(row.updated_at),
     decided_at: row.decided_at === null ? null : isoTime(row.decided_at),
+    expires_at: row.expires_at === null ? null : isoTime(row.expires_at),
     decision: decision ? toDecisionRecord(decision) : null,
   };
 }
@@ -61,8 +65,14 @@ export class ReviewStore {
     private readonly models: Models,
   ) {}
 
-  async insert(input: ReviewInput, now: number): Promise<ReviewRecord> {
-    const row = await this.db.write(async (transaction) => {
+  /**
+   * Stores a new review as the policy placed it, in one transaction: assigned (to the rule's
+   * reviewer, or the least busy default reviewer), or already decided by a rule.
+   */
+  async insert(input: ReviewInput, now: number, placement: { routing: Routing; expiresAt: number | null }): Promise<ReviewRecord> {
+    const { routing } = placement;
+    return this.db.write(async (transaction) => {
+      const assignedTo = routing.assignTo ?? (await this.leastBusy(routing.candidates, transaction));
       const created = await this.models.Review.create(
         {
           organization_id: input.organization_id ?? null,
@@ -74,17 +84,63 @@ export class ReviewStore {
           urgency: input.urgency ?? 'medium',
           framework: input.framework ?? null,
           metadata: JSON.stringify(input.metadata ?? {}),
-          status: 'pending',
-          assigned_to: null,
+          status: routing.autoDecide ? STATUS_AFTER[routing.autoDecide] : 'pending',
+          assigned_to: assignedTo,
+          assigned_team: routing.team,
+          routing_rule: routing.rule,
           created_at: now,
           updated_at: now,
-          decided_at: null,
+          decided_at: routing.autoDecide ? now : null,
+          expires_at: routing.autoDecide ? null : placement.expiresAt,
         },
         { transaction },
       );
-      return created.get({ plain: true });
+      const row = created.get({ plain: true });
+      if (!routing.autoDecide) return toReviewRecord(row, null);
+      const decision = await this.models.Decision.create(
+        {
+          review_id: row.id,
+          organization_id: row.organization_id,
+          decision_type: routing.autoDecide,
+          reviewer_id: null,
+          reviewer_name: `rule:${routing.rule}`,
+          modified_action: null,
+          notes: `Decided automatically by the routing rule '${routing.rule}'.`,
+          created_at: now,
+        },
+        { transaction },
+      );
+      return toReviewRecord(row, decision.get({ plain: true }));
     });
-    return toReviewRecord(row, null);
+  }
+
+  /** The reviewer among `candidates` with the fewest pending reviews; ties go to the first listed. */
+  private async leastBusy(candidates: readonly string[], transaction: Transaction): Promise<string | null> {
+    if (candidates.length <= 1) return candidates[0] ?? null;
+    const rows = await this.db.sequelize.query<{ assigned_to: string; pending: number }>(
+      "SELECT assigned_to, COUNT(*) AS pending FROM reviews WHERE status = 'pending' AND assigned_to IN (:candidates) GROUP BY assigned_to",
+      { replacements: { candidates }, type: QueryTypes.SELECT, transaction },
+    );
+    const load = new Map(rows.map((row) => [row.assigned_to, Number(row.pending)]));
+    return candidates.reduce((best, candidate) => ((load.get(candidate) ?? 0) < (load.get(best) ?? 0) ? candidate : best));
+  }
+
+  /** The earliest expiry among pending reviews (read through the partial index `reviews_expiry`). */
+  async nextExpiry(): Promise<number | null> {
+    const [row] = await this.db.sequelize.query<{ next: number | null }>(
+      "SELECT MIN(expires_at) AS next FROM reviews WHERE status = 'pending' AND expires_at IS NOT NULL",
+      { type: QueryTypes.SELECT },
+    );
+    return row?.next === null || row?.next === undefined ? null : Number(row.next);
+  }
+
+  /** Pending reviews whose time is up, oldest expiry first. */
+  async dueForExpiry(now: number, limit: number): Promise<Array<{ id: number; urgency: ReviewRecord['urgency']; created_at: number; expires_at: number }>> {
+    const rows = await this.db.sequelize.query<{ id: number; urgency: ReviewRecord['urgency']; created_at: number; expires_at: number }>(
+      "SELECT id, urgency, created_at, expires_at FROM reviews WHERE status = 'pending' AND expires_at IS NOT NULL AND expires_at <= :now ORDER BY expires_at LIMIT :limit",
+      { replacements: { now, limit }, type: QueryTypes.SELECT },
+    );
+    return rows.map((row) => ({ ...row, created_at: Number(row.created_at), expires_at: Number(row.expires_at) }));
   }
 
   async findById(id: number, transaction?: Transaction): Promise<ReviewRecord | null> {

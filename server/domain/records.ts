@@ -63,10 +63,16 @@ export interface ReviewRecord {
   organization_id: number | null;
   agent_id: number | null;
   status: ReviewStatus;
+  /** The reviewer (an identifier such as an e-mail) the policy assigned it to. */
   assigned_to: string | null;
+  assigned_team: string | null;
+  /** The name of the routing rule that matched, if any. */
+  routing_rule: string | null;
   created_at: string;
   updated_at: string;
   decided_at: string | null;
+  /** When a pending review gets the policy's fail-safe decision; null without a limit. */
+  expires_at: string | null;
   decision: DecisionRecord | null;
 }
 

@@ -11,11 +11,14 @@ import type {
   ReviewRecord,
 } from './records';
 import type { DecisionWaiters, WaitOutcome } from './waiters';
+import { expiryTime, type Policy, routeReview } from './policy';
 
 export interface ReviewServiceOptions {
   store: ReviewStore;
   bus: EventBus;
   waiters: DecisionWaiters;
+  /** The policy in force now (it can be reloaded while the service runs). */
+  policy: () => Policy;
   clock?: () => number;
 }
 
@@ -25,17 +28,24 @@ export class ReviewService {
   private readonly bus: EventBus;
   private readonly waiters: DecisionWaiters;
   private readonly clock: () => number;
+  private readonly policy: () => Policy;
 
   constructor(options: ReviewServiceOptions) {
     this.store = options.store;
     this.bus = options.bus;
     this.waiters = options.waiters;
+    this.policy = options.policy;
     this.clock = options.clock ?? Date.now;
   }
 
+  /** Stores the review where the policy routes it; a rule's automatic decision is published like any other. */
   async create(input: ReviewInput): Promise<ReviewRecord> {
-    const review = await this.store.insert(input, this.clock());
+    const now = this.clock();
+    const policy = this.policy();
+    const placement = { routing: routeReview(policy, input), expiresAt: expiryTime(policy, input.urgency ?? 'medium', now) };
+    const review = await this.store.insert(input, now, placement);
     this.bus.emit('review.created', review);
+    if (review.decision) this.bus.emit('review.decided', review);
     return review;
   }
 

@@ -1,32 +1,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../support/browser';
-import { type RunningCli, startWithDashboard, stopProgram } from '../support/cli';
-import { makeTempDir } from '../support/temp';
+import type { Page } from 'playwright';
+import { describe, expect, it } from 'vitest';
+import { dashboardInBrowser } from '../support/browser';
 
 /**
  * The dashboard as the desktop app shows it. Electron cannot run here, so the page gets a
  * stand-in for the preload bridge (`window.greenlight`) that records what the dashboard asks
  * of the shell; the Electron tests cover the real bridge where a binary exists.
  */
-let temp: ReturnType<typeof makeTempDir>;
-let server: RunningCli;
-let browser: Browser;
-
-beforeAll(async () => {
-  temp = makeTempDir('greenlight-bridge-');
-  fs.mkdirSync(path.join(temp.dir, 'data'));
-  server = await startWithDashboard(temp.dir);
-  browser = await launchChromium();
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await stopProgram(server);
-  temp?.remove();
-});
+const running = dashboardInBrowser('greenlight-bridge-', (dir) => fs.mkdirSync(path.join(dir, 'data')));
 
 interface BridgeRecord {
   calls: string[];
@@ -35,9 +18,9 @@ interface BridgeRecord {
 }
 
 async function openWithBridge(): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const context = await running.browser.newContext({ viewport: { width: 1280, height: 800 } });
   // Allowed and hidden: a plain browser tab would raise a notification for a critical review.
-  await context.grantPermissions(['notifications'], { origin: server.dashboardUrl });
+  await context.grantPermissions(['notifications'], { origin: running.server.dashboardUrl });
   const page = await context.newPage();
   await page.addInitScript(() => {
     Object.defineProperty(document, 'hidden', { get: () => true });
@@ -75,7 +58,7 @@ async function openWithBridge(): Promise<Page> {
       },
     };
   });
-  await page.goto(server.dashboardUrl!);
+  await page.goto(running.server.dashboardUrl!);
   await expect.poll(() => page.locator('.live').textContent()).toBe('Live');
   return page;
 }
@@ -112,7 +95,7 @@ describe('the dashboard inside the desktop app', () => {
 
   it('opens the review a native notification was clicked for, and leaves notifications to the shell', async () => {
     const page = await openWithBridge();
-    const response = await fetch(`${server.url}/reviews`, {
+    const response = await fetch(`${running.server.url}/reviews`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ task_type: 'bridge-open', proposed_action: 'Approve the vendor invoice', urgency: 'critical' }),

@@ -33,9 +33,12 @@ describe('POST /reviews', () => {
       agent_id: null,
       status: 'pending',
       assigned_to: null,
+      assigned_team: null,
+      routing_rule: null,
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
       updated_at: expect.any(String),
       decided_at: null,
+      expires_at: null,
       decision: null,
     });
   });

@@ -30,7 +30,7 @@ function manualTimers() {
 
 let nextId = 1;
 const review = (urgency: ReviewRecord['urgency'], extra: Partial<ReviewRecord> = {}): ReviewRecord =>
-  ({ id: nextId++, urgency, task_type: 'refund', proposed_action: 'Refund order 1042 in full', agent_id: 7, framework: 'langchain', ...extra }) as ReviewRecord;
+  ({ id: nextId++, urgency, status: 'pending', task_type: 'refund', proposed_action: 'Refund order 1042 in full', agent_id: 7, framework: 'langchain', ...extra }) as ReviewRecord;
 
 describe('BurstCoalescer', () => {
   it('announces the first review at once and a burst as one count when the quiet period ends', () => {
@@ -94,6 +94,10 @@ describe('which reviews are announced', () => {
     ['off', 'critical', false],
   ] as const)('with the setting %s, a %s review: %s', (level, urgency, expected) => {
     expect(shouldAnnounce(review(urgency), level)).toBe(expected);
+  });
+
+  it('does not announce a critical review that a routing rule decided on arrival', () => {
+    expect(shouldAnnounce(review('critical', { status: 'approved', routing_rule: 'auto' }), 'critical')).toBe(false);
   });
 });
 

@@ -1,5 +1,8 @@
 import fs from 'node:fs';
 import { type Browser, chromium } from 'playwright';
+import { afterAll, beforeAll } from 'vitest';
+import { type RunningCli, startWithDashboard, stopProgram } from './cli';
+import { makeTempDir } from './temp';
 
 /** Debian's Chromium; Playwright's own browser download is never used. */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -20,4 +23,30 @@ export function chromiumAvailable(): boolean {
 
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, args: FLAGS });
+}
+
+export interface DashboardUnderTest {
+  server: RunningCli;
+  browser: Browser;
+}
+
+/**
+ * Registers hooks that run `greenlight start` (API and dashboard) in a temporary directory,
+ * prepared by `prepare` (say, a greenlight.yaml), and launch Chromium; both end with the file.
+ */
+export function dashboardInBrowser(prefix: string, prepare: (dir: string) => void = () => {}): DashboardUnderTest {
+  const running = {} as DashboardUnderTest;
+  let temp: ReturnType<typeof makeTempDir> | undefined;
+  beforeAll(async () => {
+    temp = makeTempDir(prefix);
+    prepare(temp.dir);
+    running.server = await startWithDashboard(temp.dir);
+    running.browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await running.browser?.close();
+    await stopProgram(running.server);
+    temp?.remove();
+  });
+  return running;
 }

@@ -95,13 +95,17 @@ describe('loadConfig', () => {
 });
 
 describe('configTemplate', () => {
-  it('loads back to exactly the defaults and comments every setting', () => {
+  it('loads back to the defaults, with the example policy valid and switched off, and comments every setting', () => {
     writeConfig(configTemplate());
     const { config } = loadConfig({ cwd: temp.dir, env: {} });
-    expect(config).toEqual(loadConfig({ cwd: temp.dir, env: {}, file: undefined }).config);
-    expect(config.api_port).toBe(8000);
+    const defaults = { ...defaultConfig(), data_dir: path.join(temp.dir, 'greenlight-data') };
+    const { routing, ...rest } = config;
+    expect(rest).toEqual({ ...defaults, routing: undefined, database_url: rest.database_url });
+    expect(routing.enabled).toBe(false);
+    expect(routing.rules.map((rule) => rule.name)).toEqual(['confident-tagging', 'large-refunds']);
+    expect(routing.expirySeconds).toEqual({ critical: 900, high: 3600, medium: 86400, low: 604800 });
     for (const key of Object.keys(defaultConfig())) {
-      expect(configTemplate()).toMatch(new RegExp(`# .+\\n${key}: `));
+      expect(configTemplate()).toMatch(new RegExp(`# .+\\n${key}:`));
     }
   });
 });

@@ -15,9 +15,12 @@ const pending: ReviewRecord = {
   agent_id: null,
   status: 'pending',
   assigned_to: null,
+  assigned_team: null,
+  routing_rule: null,
   created_at: '2026-11-22T10:00:00.000Z',
   updated_at: '2026-11-22T10:00:00.000Z',
   decided_at: null,
+  expires_at: null,
   decision: null,
 };
 

@@ -28,6 +28,12 @@ export function formatAge(fromIso: string, nowMs: number): string {
   return `${Math.floor(hours / 24)}d`;
 }
 
+/** Time left until `untilIso`, in the same short form as an age. */
+export function formatTimeLeft(untilIso: string, nowMs: number): string {
+  const untilMs = Date.parse(untilIso);
+  return untilMs <= nowMs ? 'expiring now' : `${formatAge(new Date(nowMs).toISOString(), untilMs)} left`;
+}
+
 export function formatDuration(seconds: number | null): string {
   if (seconds === null) return '—';
   if (seconds < 60) return `${Math.round(seconds)} s`;

@@ -10,6 +10,10 @@ function currentPermission(): Permission {
   return typeof Notification === 'undefined' || desktopBridge() ? 'unsupported' : Notification.permission;
 }
 
+function decidedByRuleOnArrival(review: ReviewRecord): boolean {
+  return review.routing_rule !== null && review.decision?.reviewer_name === `rule:${review.routing_rule}`;
+}
+
 /**
  * Critical-urgency reviews: how many wait, and a browser notification for each new one while
  * the dashboard is in a hidden tab — only once the person has allowed notifications.
@@ -50,10 +54,12 @@ export const useAlertsStore = defineStore('alerts', () => {
 
   function applyEvent<K extends keyof ServiceEvents>(type: K, payload: ServiceEvents[K]): void {
     const review = payload as ReviewRecord;
-    if (type === 'review.created' && review.urgency === 'critical') {
+    // A routing rule's automatic decision arrives with the review: nobody needs alerting.
+    if (review.urgency !== 'critical' || decidedByRuleOnArrival(review)) return;
+    if (type === 'review.created') {
       criticalPending.value += 1;
       notify(review);
-    } else if (type === 'review.decided' && review.urgency === 'critical') {
+    } else if (type === 'review.decided') {
       criticalPending.value = Math.max(0, criticalPending.value - 1);
     }
   }

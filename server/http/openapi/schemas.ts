@@ -144,8 +144,8 @@
  *     Review:
  *       type: object
  *       required: [id, task_type, proposed_action, agent_reasoning, confidence_score, urgency, framework,
- *                  metadata, organization_id, agent_id, status, assigned_to, created_at, updated_at,
- *                  decided_at, decision]
+ *                  metadata, organization_id, agent_id, status, assigned_to, assigned_team, routing_rule,
+ *                  created_at, updated_at, decided_at, expires_at, decision]
  *       properties:
  *         id: { type: integer }
  *         task_type: { type: string }
@@ -158,10 +158,25 @@
  *         organization_id: { type: integer, nullable: true }
  *         agent_id: { type: integer, nullable: true }
  *         status: { $ref: '#/components/schemas/ReviewStatus' }
- *         assigned_to: { type: string, nullable: true }
+ *         assigned_to:
+ *           type: string
+ *           nullable: true
+ *           description: The reviewer the routing policy assigned the review to.
+ *         assigned_team: { type: string, nullable: true, description: The team the routing policy assigned it to. }
+ *         routing_rule:
+ *           type: string
+ *           nullable: true
+ *           description: >-
+ *             The routing rule that matched. A rule's automatic decision has `reviewer_name`
+ *             `rule:<name>`; an expired review's has `policy:expired`.
  *         created_at: { type: string, format: date-time }
  *         updated_at: { type: string, format: date-time }
  *         decided_at: { type: string, format: date-time, nullable: true }
+ *         expires_at:
+ *           type: string
+ *           format: date-time
+ *           nullable: true
+ *           description: When a still pending review gets the policy's fail-safe decision (`on_expiry`); null without a limit.
  *         decision:
  *           type: object
  *           allOf: [{ $ref: '#/components/schemas/Decision' }]
@@ -179,10 +194,13 @@
  *         organization_id: null
  *         agent_id: null
  *         status: pending
- *         assigned_to: null
+ *         assigned_to: finance-lead@example.com
+ *         assigned_team: finance
+ *         routing_rule: large-refunds
  *         created_at: '2026-11-22T10:00:00.000Z'
  *         updated_at: '2026-11-22T10:00:00.000Z'
  *         decided_at: null
+ *         expires_at: '2026-11-22T11:00:00.000Z'
  *         decision: null
  *     ReviewList:
  *       type: object
