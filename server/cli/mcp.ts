@@ -1,6 +1,6 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { loadConfig } from '../config/load';
-import { apiUrlOf, type Config } from '../config/settings';
+import { apiUrlOf, type Config, isLoopback } from '../config/settings';
 import { createLogger, type Logger } from '../logging';
 import { apiGateway, greenlightAnswers } from '../mcp/api-gateway';
 import { localGateway, type ReviewGateway } from '../mcp/gateway';
@@ -16,11 +16,6 @@ export interface McpOptions {
 
 /** Long-polls of the remote API stay well inside common proxy idle limits. */
 const LONG_POLL_SECONDS = 55;
-
-function isThisMachine(apiUrl: string): boolean {
-  const host = new URL(apiUrl).hostname;
-  return host === 'localhost' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
-}
 
 function remoteGateway(config: Config, apiUrl: string): ReviewGateway {
   return apiGateway({
@@ -41,7 +36,7 @@ async function connect(config: Config, log: Logger): Promise<{ gateway: ReviewGa
     log.info(`using the Greenlight API at ${apiUrl}`);
     return { gateway: remoteGateway(config, apiUrl), running: [] };
   }
-  if (!isThisMachine(apiUrl)) {
+  if (!isLoopback(new URL(apiUrl).hostname)) {
     throw new CliError(`no Greenlight API answers at ${apiUrl} (api_url); start it there, or leave api_url empty to use this machine's`, 1);
   }
   try {

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { loadConfig } from '../config/load';
-import { type Config, type ConfigKey, apiUrlOf } from '../config/settings';
+import { type Config, type ConfigKey, apiUrlOf, isLoopback } from '../config/settings';
 import { DashboardNotBuiltError } from '../dashboard/app';
 import { createLogger, type Logger } from '../logging';
 import { PortInUseError, startDashboard, startServer } from '../runtime';
@@ -16,10 +16,6 @@ export interface StartOptions {
   dashboardPort?: string;
   apiOnly?: boolean;
   dashboardOnly?: boolean;
-}
-
-function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
 async function startApi(config: Config, readConfig: () => Config, log: Logger): Promise<Stoppable> {

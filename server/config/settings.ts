@@ -182,6 +182,12 @@ export function environmentName(key: ConfigKey): string {
   return `GREENLIGHT_${key.toUpperCase()}`;
 }
 
+/** Whether a host name or address (URL brackets allowed) means this machine only. */
+export function isLoopback(host: string): boolean {
+  const bare = host.replace(/^\[(.*)\]$/, '$1');
+  return bare === 'localhost' || bare === '::1' || /^127\.\d+\.\d+\.\d+$/.test(bare);
+}
+
 /** How a client on this machine reaches an interface (a wildcard address means any of them). */
 function reachableHost(host: string): string {
   const local = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
