@@ -66,11 +66,17 @@ export const useLiveStore = defineStore('live', () => {
       status.value = 'reconnecting';
       await new Promise((resolve) => setTimeout(resolve, Math.min(500 * 2 ** attempt, MAX_BACKOFF_MS)));
     }
-    status.value = 'offline';
+    // An aborted run has been stopped or replaced; the status is no longer its to tell.
+    if (!signal.aborted) status.value = 'offline';
   }
 
+  /**
+   * (Re)connects with the session's current key. A connection still in flight is dropped, not
+   * kept: it may have been opened with a key the reviewer has since replaced, and its 401 would
+   * then end the loop while the new key goes unused.
+   */
   function start(): void {
-    if (controller) return;
+    controller?.abort();
     const current = new AbortController();
     controller = current;
     void run(current.signal).finally(() => {
@@ -81,6 +87,7 @@ export const useLiveStore = defineStore('live', () => {
   function stop(): void {
     controller?.abort();
     controller = undefined;
+    status.value = 'offline';
   }
 
   return { status, start, stop, dispatch };
