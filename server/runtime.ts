@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Config } from './config/settings';
+import { type Config, isLoopback } from './config/settings';
 import { sqliteFile } from './config/load';
 import { type Database, openDatabase } from './db/connection';
 import { migrate } from './db/migrate';
@@ -20,12 +20,12 @@ import { DecisionWaiters } from './domain/waiters';
 import { ReviewExpiry } from './domain/expiry';
 import type { Policy } from './domain/policy';
 import { createApp } from './http/app';
+import { httpServerFor } from './http/express-server';
 import { EventStreams } from './http/event-stream';
 import { createDashboardApp } from './dashboard/app';
 import { type Logger, silentLogger } from './logging';
 import { localGateway } from './mcp/gateway';
 import { McpHttpSessions } from './mcp/http-sessions';
-import { createReviewTools } from './mcp/tools';
 
 /** Everything behind the HTTP layer, wired to one database. */
 export interface Services {
@@ -60,12 +60,16 @@ export async function openServices(config: Config, log: Logger, clock: () => num
   const reviewExists = (id: number) => reviewStore.exists(id);
   let policy = config.routing;
   const currentPolicy = (): Policy => policy;
-  const reviews = new ReviewService({ store: reviewStore, bus, waiters, policy: currentPolicy, clock });
+  const reviews = new ReviewService({ store: reviewStore, bus, waiters, policy: currentPolicy, maxWaiting: config.max_waiting_requests, clock });
   const files = new AttachmentFiles(path.join(config.data_dir, 'attachments'));
   const abandoned = await files.sweepIncoming();
   if (abandoned > 0) log.info('removed unfinished uploads', { count: abandoned });
+  const attachmentStore = new AttachmentStore(db, models);
+  const kept = await attachmentStore.storageKeys();
+  const unreferenced = await files.sweepUnreferenced((storageKey) => kept.has(storageKey));
+  if (unreferenced > 0) log.info('removed files of uploads that never committed', { count: unreferenced });
   const limits = { maxBytes: config.max_attachment_bytes, maxPerReview: config.max_attachments_per_review };
-  const attachments = new AttachmentService(new AttachmentStore(db, models), files, bus, limits, reviewExists, clock);
+  const attachments = new AttachmentService(attachmentStore, files, bus, limits, reviewExists, clock);
   const feedback = new FeedbackService(new FeedbackStore(db, models), bus, reviewExists, clock);
   const statistics = (organizationId?: number) => queryStatistics(db.sequelize, organizationId, clock());
   const expiry = new ReviewExpiry({ store: reviewStore, reviews, bus, policy: currentPolicy, log, clock });
@@ -124,8 +128,9 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const services = await openServices(config, log, options.clock);
   const eventStreams = new EventStreams(services.bus, { heartbeatMs: options.heartbeatMs });
   const gateway = localGateway(services);
-  const mcpSessions = new McpHttpSessions(() =>
-    createReviewTools(gateway, {
+  // The MCP SDK loads with the first /mcp session, not at start (see McpHttpSessions.open).
+  const mcpSessions = new McpHttpSessions(async () =>
+    (await import('./mcp/tools.js')).createReviewTools(gateway, {
       defaultWaitSeconds: config.blocking_timeout_seconds,
       progressIntervalMs: options.mcpProgressIntervalMs,
     }),
@@ -138,6 +143,8 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     eventStreams,
     mcpSessions,
     apiKey: config.enable_auth ? config.api_key : undefined,
+    loopbackOnly: isLoopback(config.api_host),
+    rateLimitPerMinute: config.rate_limit_per_minute,
     pingDatabase: services.db.ping,
     blockingTimeoutSeconds: config.blocking_timeout_seconds,
     log,
@@ -145,7 +152,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   });
   let listening: Listening;
   try {
-    listening = await listen(http.createServer(app), config.api_host, config.api_port);
+    listening = await listen(httpServerFor(app), config.api_host, config.api_port);
   } catch (error) {
     await services.close();
     throw error;
@@ -175,8 +182,13 @@ export interface RunningDashboard {
 
 /** The reviewer dashboard on `dashboard_host:dashboard_port`, forwarding `/api` to `apiUrl`. */
 export async function startDashboard(config: Config, options: { apiUrl: string; log?: Logger; staticDir?: string }): Promise<RunningDashboard> {
-  const app = createDashboardApp({ apiUrl: options.apiUrl, log: options.log ?? silentLogger, staticDir: options.staticDir });
-  const listening = await listen(http.createServer(app), config.dashboard_host, config.dashboard_port);
+  const app = createDashboardApp({
+    apiUrl: options.apiUrl,
+    log: options.log ?? silentLogger,
+    staticDir: options.staticDir,
+    loopbackOnly: isLoopback(config.dashboard_host),
+  });
+  const listening = await listen(httpServerFor(app), config.dashboard_host, config.dashboard_port);
   return { url: listening.url, port: listening.port, close: () => listening.close(1_000) };
 }
 

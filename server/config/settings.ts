@@ -24,6 +24,10 @@ export interface Config {
   api_key: string;
   max_attachment_bytes: number;
   max_attachments_per_review: number;
+  /** Blocking creates, long-polls and MCP waits held at once; past it new ones get 503 with Retry-After. */
+  max_waiting_requests: number;
+  /** Requests per minute per API key (per client address without authentication); 0 is no limit. */
+  rate_limit_per_minute: number;
   /** The review policy (routing rules, default reviewers, expiry), validated and compiled. */
   routing: Policy;
 }
@@ -154,6 +158,8 @@ export const SETTINGS = [
   setting('api_key', '', 'The API key (at least 16 characters; e.g. the output of: openssl rand -hex 32). Prefer GREENLIGHT_API_KEY to keep it out of files.', text({ allowEmpty: true })),
   setting('max_attachment_bytes', 25 * 1024 * 1024, 'Largest attachment accepted, in bytes (25 MiB); larger uploads get 413.', integerIn(1, 2 ** 40)),
   setting('max_attachments_per_review', 20, 'Most attachments one review may hold; more get 409.', integerIn(1, 10_000)),
+  setting('max_waiting_requests', 10_000, 'Most blocking creates, long-polls and MCP waits held open at once; more get 503 with Retry-After (MCP tools answer pending).', integerIn(1, 1_000_000)),
+  setting('rate_limit_per_minute', 0, 'Requests per minute per API key (per client address without auth), 429 past it; 0: no limit.', integerIn(0, 1_000_000)),
   setting('routing', NO_POLICY, 'Review policy: routing rules, default reviewers and expiry (see the README). Reloaded on SIGHUP or greenlight reload.', policy),
 ] as const;
 

@@ -4,6 +4,7 @@ import express, { type Express } from 'express';
 import type { Logger } from '../logging';
 import { packageRoot } from '../package-info';
 import { sendProblem } from '../http/problems';
+import { loopbackHostsOnly, refuseCrossSiteWrites } from '../http/protection';
 import { apiProxy } from './proxy';
 
 /** Where `npm run build` puts the dashboard. */
@@ -32,6 +33,8 @@ const CONTENT_SECURITY_POLICY = [
 
 export interface DashboardOptions {
   apiUrl: string;
+  /** Listening on loopback only: requests must name this machine, as the API's must. */
+  loopbackOnly?: boolean;
   log: Logger;
   staticDir?: string;
 }
@@ -44,7 +47,9 @@ export function createDashboardApp(options: DashboardOptions): Express {
 
   const app = express();
   app.disable('x-powered-by');
-  app.use('/api', apiProxy(options.apiUrl, options.log));
+  // Before the proxy: it addresses the API by its own name, so the API cannot tell a rebound request.
+  if (options.loopbackOnly) app.use(loopbackHostsOnly());
+  app.use('/api', refuseCrossSiteWrites({ loopbackOnly: options.loopbackOnly ?? false }), apiProxy(options.apiUrl, options.log));
   app.use((_req, res, next) => {
     res.set({
       'Content-Security-Policy': CONTENT_SECURITY_POLICY,

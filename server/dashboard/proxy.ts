@@ -31,6 +31,9 @@ export function apiProxy(apiUrl: string, log: Logger): RequestHandler {
   const basePath = target.pathname.replace(/\/+$/, '');
 
   return (req, res) => {
+    // Where a request comes from was judged here, against the dashboard's own address
+    // (refuseCrossSiteWrites); the API would judge a dashboard page's Origin against its own.
+    const { origin: _judgedHere, ...forwarded } = endToEnd(req.headers);
     const upstream = transport.request(
       {
         protocol: target.protocol,
@@ -38,7 +41,7 @@ export function apiProxy(apiUrl: string, log: Logger): RequestHandler {
         port: target.port,
         method: req.method,
         path: `${basePath}${req.url}`,
-        headers: { ...endToEnd(req.headers), host: target.host },
+        headers: { ...forwarded, host: target.host },
       },
       (answer) => {
         res.writeHead(answer.statusCode ?? 502, endToEnd(answer.headers));

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { Transform, type Readable, type TransformCallback } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 
 /** An upload written to the incoming directory, not yet attached to a review. */
@@ -18,25 +18,24 @@ export class FileTooLargeError extends Error {
   }
 }
 
-/** Counts and hashes bytes on their way to disk, failing as soon as the limit is passed. */
-class MeasuringStream extends Transform {
-  size = 0;
-  private readonly hash = createHash('sha256');
-
-  constructor(private readonly maxBytes: number) {
-    super();
-  }
-
-  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
-    this.size += chunk.length;
-    if (this.size > this.maxBytes) return callback(new FileTooLargeError(this.maxBytes));
-    this.hash.update(chunk);
-    callback(null, chunk);
-  }
-
-  digest(): string {
-    return this.hash.digest('hex');
-  }
+/**
+ * Counts and hashes bytes on their way to disk, failing as soon as the limit is passed. A
+ * pipeline step that iterates its source rather than a Transform it pipes into: `pipe()` waits
+ * forever for the `end` of a source destroyed after its end was pushed but before it was read
+ * to the end (a refused upload's part), where iteration reads what was pushed or reports a
+ * premature close.
+ */
+function measuring(maxBytes: number, measured: { size: number; sha256: string }) {
+  return async function* (chunks: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+    const hash = createHash('sha256');
+    for await (const chunk of chunks) {
+      measured.size += chunk.length;
+      if (measured.size > maxBytes) throw new FileTooLargeError(maxBytes);
+      hash.update(chunk);
+      yield chunk;
+    }
+    measured.sha256 = hash.digest('hex');
+  };
 }
 
 /**
@@ -58,14 +57,18 @@ export class AttachmentFiles {
   async receive(source: Readable, maxBytes: number): Promise<IncomingFile> {
     await fs.promises.mkdir(this.incomingDir, { recursive: true });
     const tempPath = path.join(this.incomingDir, `${randomUUID()}.part`);
-    const measuring = new MeasuringStream(maxBytes);
+    const measured = { size: 0, sha256: '' };
+    // Opened before the copy starts: a write stream opening the file itself could create it
+    // after a failed copy had already removed it, leaving it behind.
+    const file = await fs.promises.open(tempPath, 'wx');
     try {
-      await pipeline(source, measuring, fs.createWriteStream(tempPath, { flags: 'wx' }));
+      await pipeline(source, measuring(maxBytes, measured), file.createWriteStream());
     } catch (error) {
+      await file.close().catch(() => undefined);
       await this.discard(tempPath);
       throw error;
     }
-    return { tempPath, size: measuring.size, sha256: measuring.digest() };
+    return { tempPath, ...measured };
   }
 
   /** Moves an incoming file into the review's directory; returns its storage key. */
@@ -101,6 +104,26 @@ export class AttachmentFiles {
     const names = await fs.promises.readdir(this.incomingDir).catch(() => [] as string[]);
     await Promise.all(names.map((name) => fs.promises.rm(path.join(this.incomingDir, name), { force: true })));
     return names.length;
+  }
+
+  /**
+   * Files in the review directories that no attachment row names: an upload moved into place
+   * whose transaction never committed because the process was killed in between. Nothing
+   * refers to them; they only hold disk. `isKept` says whether a storage key has a row.
+   */
+  async sweepUnreferenced(isKept: (storageKey: string) => boolean): Promise<number> {
+    const reviewDirs = await fs.promises.readdir(this.root, { withFileTypes: true }).catch(() => [] as fs.Dirent[]);
+    let removed = 0;
+    for (const dir of reviewDirs) {
+      if (!dir.isDirectory() || !/^\d+$/.test(dir.name)) continue;
+      for (const name of await fs.promises.readdir(path.join(this.root, dir.name))) {
+        const storageKey = path.posix.join(dir.name, name);
+        if (isKept(storageKey)) continue;
+        await this.remove(storageKey);
+        removed += 1;
+      }
+    }
+    return removed;
   }
 
   private pathOf(storageKey: string): string {

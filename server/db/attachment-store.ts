@@ -35,6 +35,12 @@ export class AttachmentStore {
     private readonly models: Models,
   ) {}
 
+  /** Every stored attachment's storage key (for the start-up sweep of unreferenced files). */
+  async storageKeys(): Promise<Set<string>> {
+    const rows = (await this.models.Attachment.findAll({ attributes: ['storage_key'], raw: true })) as unknown as Array<{ storage_key: string }>;
+    return new Set(rows.map((row) => row.storage_key));
+  }
+
   async countFor(reviewId: number): Promise<number> {
     return this.models.Attachment.count({ where: { review_id: reviewId } });
   }

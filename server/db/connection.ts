@@ -34,27 +34,147 @@ function sqlite3WithPragmas(pragmas: string): typeof sqlite3 {
   return Object.assign(Object.create(sqlite3) as typeof sqlite3, { Database });
 }
 
+function exec(connection: sqlite3.Database, sql: string): Promise<void> {
+  return new Promise((resolve, reject) => connection.exec(sql, (error) => (error ? reject(error) : resolve())));
+}
+
+type Work<T> = (transaction: Transaction) => Promise<T>;
+
+interface QueuedWrite {
+  work: Work<unknown>;
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+}
+
+/** Enough to share one commit among every request a burst brings, small enough to keep each wait short. */
+const MAX_WRITES_PER_COMMIT = 64;
+
 /**
- * Serialises this process's write transactions. SQLite allows one writer at a time; letting
- * several `BEGIN IMMEDIATE` wait inside SQLite's busy handler would park libuv's few worker
- * threads in sleeps while the transaction holding the lock waits for a thread — a stall that
- * ends in SQLITE_BUSY. Queueing here keeps the pool free; `busy_timeout` remains for other
- * processes (the CLI) touching the same file.
+ * Serialises this process's write transactions and commits the writes that queued up while
+ * the previous commit was on disk together (group commit). SQLite allows one writer at a
+ * time, and with synchronous=FULL every commit waits for the disk: one commit per request
+ * made that wait the ceiling of create throughput. Each write still runs in a savepoint of
+ * its own, so one that fails rolls back alone, and its caller hears of success only after
+ * the shared COMMIT is durable.
+ *
+ * Queueing here rather than in SQLite also keeps `BEGIN IMMEDIATE` from waiting inside
+ * SQLite's busy handler, which would park libuv's few worker threads in sleeps;
+ * `busy_timeout` remains for other processes (the CLI) touching the same file.
  */
 class WriteQueue {
-  private tail: Promise<unknown> = Promise.resolve();
+  private readonly queued: QueuedWrite[] = [];
+  private draining = false;
+  private idle: Promise<void> = Promise.resolve();
+  private markIdle: () => void = () => {};
 
-  run<T>(work: () => Promise<T>): Promise<T> {
-    const result = this.tail.then(work);
-    this.tail = result.catch(() => undefined);
-    return result;
+  constructor(private readonly sequelize: Sequelize) {}
+
+  run<T>(work: Work<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.queued.push({ work, resolve: resolve as (value: unknown) => void, reject });
+      if (!this.draining) void this.drain();
+    });
   }
+
+  /** Resolves once every write queued so far has finished. */
+  settled(): Promise<void> {
+    return this.idle;
+  }
+
+  private async drain(): Promise<void> {
+    this.draining = true;
+    this.idle = new Promise((resolve) => (this.markIdle = resolve));
+    while (this.queued.length > 0) await this.commitTogether(this.queued.splice(0, MAX_WRITES_PER_COMMIT));
+    this.draining = false;
+    this.markIdle();
+  }
+
+  private async commitTogether(batch: QueuedWrite[]): Promise<void> {
+    const outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
+    try {
+      await this.sequelize.transaction(async (outer) => {
+        // Alone in its commit, a write needs no savepoint: its failure rolls back the transaction.
+        if (batch.length === 1) {
+          outcomes.push({ ok: true, value: await batch[0].work(outer) });
+          return;
+        }
+        const connection = (outer as unknown as { connection: sqlite3.Database }).connection;
+        for (const { work } of batch) {
+          // Straight to the connection, and not awaited before the write starts: an exec holds
+          // the connection until it completes, so the write's statements queue behind it. That
+          // saves a round trip through the thread pool per write. Should the savepoint itself
+          // fail, awaiting it below fails the whole transaction.
+          const savepoint = exec(connection, 'SAVEPOINT write');
+          savepoint.catch(() => undefined);
+          try {
+            const value = await work(outer);
+            await savepoint;
+            outcomes.push({ ok: true, value });
+          } catch (error) {
+            await savepoint;
+            // The newest savepoint of that name is this write's: only its changes are undone.
+            await exec(connection, 'ROLLBACK TO write');
+            outcomes.push({ ok: false, error });
+          }
+        }
+      });
+    } catch (error) {
+      for (const write of batch) write.reject(error);
+      return;
+    }
+    batch.forEach((write, i) => {
+      const outcome = outcomes[i];
+      if (outcome.ok) write.resolve(outcome.value);
+      else write.reject(outcome.error);
+    });
+  }
+}
+
+interface SqliteConnection {
+  close(callback?: (error: Error | null) => void): void;
+}
+
+/** The parts of Sequelize's SQLite connection manager that decide which connection a query uses. */
+interface SqliteConnectionManager {
+  connections: Record<string, SqliteConnection>;
+  getConnection(options?: { uuid?: string }): Promise<SqliteConnection>;
+  releaseConnection(connection: SqliteConnection, force?: boolean): void;
+  destroyConnection(connection: SqliteConnection): Promise<void>;
+}
+
+const WRITER = 'writer';
+
+/**
+ * Sequelize's SQLite dialect opens a new connection for every transaction and closes it
+ * after: a file open, the pragmas and a schema parse on every write, which the profile of a
+ * create showed as its largest cost. Writes already take turns (`WriteQueue`), so one
+ * long-lived connection carries every transaction; reads keep the shared default one. A
+ * connection whose COMMIT or ROLLBACK failed is in an unknown state and is replaced.
+ */
+function reuseOneWriterConnection(sequelize: Sequelize): void {
+  const manager = sequelize.connectionManager as unknown as SqliteConnectionManager;
+  const open = manager.getConnection.bind(manager);
+  const release = manager.releaseConnection.bind(manager);
+  const destroy = manager.destroyConnection.bind(manager);
+  const isWriter = (connection: SqliteConnection): boolean => manager.connections[WRITER] === connection;
+  manager.getConnection = (options = {}) => open(options.uuid && options.uuid !== 'default' ? { ...options, uuid: WRITER } : options);
+  manager.releaseConnection = (connection, force) => {
+    if (!isWriter(connection)) release(connection, force);
+  };
+  manager.destroyConnection = async (connection) => {
+    if (!isWriter(connection)) return destroy(connection);
+    delete manager.connections[WRITER];
+    await new Promise<void>((resolve) => connection.close(() => resolve()));
+  };
 }
 
 export interface Database {
   sequelize: Sequelize;
   file: string;
-  /** Runs `work` in an IMMEDIATE transaction, after this process's earlier writes. */
+  /**
+   * Runs `work` in an IMMEDIATE transaction, after this process's earlier writes, possibly
+   * sharing the commit with others (in a savepoint of its own); resolves once it is durable.
+   */
   write<T>(work: (transaction: Transaction) => Promise<T>): Promise<T>;
   /** Resolves when the database answers a trivial query. */
   ping(): Promise<void>;
@@ -77,14 +197,19 @@ export function openDatabase(file: string, options: OpenOptions = {}): Database 
     transactionType: Transaction.TYPES.IMMEDIATE,
     define: { timestamps: false, underscored: true, freezeTableName: true },
   });
-  const writes = new WriteQueue();
+  if (!options.readOnly) reuseOneWriterConnection(sequelize);
+  const writes = new WriteQueue(sequelize);
   return {
     sequelize,
     file,
-    write: (work) => writes.run(() => sequelize.transaction((transaction) => work(transaction))),
+    write: (work) => writes.run(work),
     ping: async () => {
       await sequelize.query('SELECT 1');
     },
-    close: () => sequelize.close(),
+    // Writes still queued (their clients may be gone) finish before the connections close.
+    close: async () => {
+      await writes.settled();
+      await sequelize.close();
+    },
   };
 }

@@ -5,6 +5,8 @@ import * as feedbackAndAttachments from './migrations/0002-feedback-and-attachme
 import * as statisticsIndexes from './migrations/0003-statistics-indexes';
 import * as queueOrder from './migrations/0004-queue-order';
 import * as reviewPolicy from './migrations/0005-review-policy';
+import * as statisticsTallies from './migrations/0006-statistics-tallies';
+import * as idempotencyKeys from './migrations/0007-idempotency-keys';
 
 /**
  * Listed explicitly rather than globbed so the same list works from TypeScript sources,
@@ -16,6 +18,8 @@ export const MIGRATIONS = [
   { name: '0003-statistics-indexes', ...statisticsIndexes },
   { name: '0004-queue-order', up: queueOrder.up, down: queueOrder.down },
   { name: '0005-review-policy', up: reviewPolicy.up, down: reviewPolicy.down },
+  { name: '0006-statistics-tallies', up: statisticsTallies.up, down: statisticsTallies.down },
+  { name: '0007-idempotency-keys', up: idempotencyKeys.up, down: idempotencyKeys.down },
 ];
 
 const MIGRATION_TABLE = 'schema_migrations';

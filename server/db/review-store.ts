@@ -6,6 +6,8 @@ import { isoTime } from './time';
 import type { Routing } from '../domain/policy';
 import {
   type DecisionInput,
+  IDEMPOTENCY_KEY_LIFETIME_MS,
+  type IdempotencyClaim,
   type DecisionRecord,
   type ReviewFilters,
   type ReviewInput,
@@ -56,6 +58,13 @@ export function toReviewRecord(row: ReviewRow, decision: DecisionRow | null): Re
   };
 }
 
+const REVIEW_COLUMNS = [
+  'organization_id', 'agent_id', 'task_type', 'proposed_action', 'agent_reasoning', 'confidence_score', 'urgency', 'framework',
+  'metadata', 'status', 'assigned_to', 'assigned_team', 'routing_rule', 'created_at', 'updated_at', 'decided_at', 'expires_at',
+] as const satisfies ReadonlyArray<keyof ReviewRow>;
+
+const INSERT_REVIEW = `INSERT INTO reviews (${REVIEW_COLUMNS.join(', ')}) VALUES (${REVIEW_COLUMNS.map((c) => `$${c}`).join(', ')})`;
+
 type ReviewWithDecision = ReviewRow & { decision: DecisionRow | null };
 
 /** Persistence of reviews and decisions. Every write goes through `Database.write`. */
@@ -69,37 +78,41 @@ export class ReviewStore {
    * Stores a new review as the policy placed it, in one transaction: assigned (to the rule's
    * reviewer, or the least busy default reviewer), or already decided by a rule.
    */
-  async insert(input: ReviewInput, now: number, placement: { routing: Routing; expiresAt: number | null }): Promise<ReviewRecord> {
+  async insert(
+    input: ReviewInput,
+    now: number,
+    placement: { routing: Routing; expiresAt: number | null },
+    claim?: IdempotencyClaim,
+  ): Promise<ReviewRecord> {
     const { routing } = placement;
     return this.db.write(async (transaction) => {
       const assignedTo = routing.assignTo ?? (await this.leastBusy(routing.candidates, transaction));
-      const created = await this.models.Review.create(
-        {
-          organization_id: input.organization_id ?? null,
-          agent_id: input.agent_id ?? null,
-          task_type: input.task_type,
-          proposed_action: input.proposed_action,
-          agent_reasoning: input.agent_reasoning ?? null,
-          confidence_score: input.confidence_score ?? null,
-          urgency: input.urgency ?? 'medium',
-          framework: input.framework ?? null,
-          metadata: JSON.stringify(input.metadata ?? {}),
-          status: routing.autoDecide ? STATUS_AFTER[routing.autoDecide] : 'pending',
-          assigned_to: assignedTo,
-          assigned_team: routing.team,
-          routing_rule: routing.rule,
-          created_at: now,
-          updated_at: now,
-          decided_at: routing.autoDecide ? now : null,
-          expires_at: routing.autoDecide ? null : placement.expiresAt,
-        },
-        { transaction },
-      );
-      const row = created.get({ plain: true });
-      if (!routing.autoDecide) return toReviewRecord(row, null);
+      const row: Omit<ReviewRow, 'id'> = {
+        organization_id: input.organization_id ?? null,
+        agent_id: input.agent_id ?? null,
+        task_type: input.task_type,
+        proposed_action: input.proposed_action,
+        agent_reasoning: input.agent_reasoning ?? null,
+        confidence_score: input.confidence_score ?? null,
+        urgency: input.urgency ?? 'medium',
+        framework: input.framework ?? null,
+        metadata: JSON.stringify(input.metadata ?? {}),
+        status: routing.autoDecide ? STATUS_AFTER[routing.autoDecide] : 'pending',
+        assigned_to: assignedTo,
+        assigned_team: routing.team,
+        routing_rule: routing.rule,
+        created_at: now,
+        updated_at: now,
+        decided_at: routing.autoDecide ? now : null,
+        expires_at: routing.autoDecide ? null : placement.expiresAt,
+      };
+      // The hot path of every create: one plain INSERT, not a model instance built, validated and read back.
+      const [id] = await this.db.sequelize.query(INSERT_REVIEW, { bind: row, type: QueryTypes.INSERT, transaction });
+      if (claim) await this.recordClaim(claim, id, row.organization_id, now, transaction);
+      if (!routing.autoDecide) return toReviewRecord({ id, ...row }, null);
       const decision = await this.models.Decision.create(
         {
-          review_id: row.id,
+          review_id: id,
           organization_id: row.organization_id,
           decision_type: routing.autoDecide,
           reviewer_id: null,
@@ -110,8 +123,32 @@ export class ReviewStore {
         },
         { transaction },
       );
-      return toReviewRecord(row, decision.get({ plain: true }));
+      return toReviewRecord({ id, ...row }, decision.get({ plain: true }));
     });
+  }
+
+  /**
+   * Stores the key with the review it made. Expired keys go first — all of them, through the
+   * index on their age — so a key reused after its lifetime starts afresh.
+   */
+  private async recordClaim(claim: IdempotencyClaim, reviewId: number, organizationId: number | null, now: number, transaction: Transaction): Promise<void> {
+    await this.db.sequelize.query('DELETE FROM idempotency_keys WHERE created_at < $expired', {
+      bind: { expired: now - IDEMPOTENCY_KEY_LIFETIME_MS },
+      transaction,
+    });
+    await this.db.sequelize.query(
+      'INSERT INTO idempotency_keys (organization_id, scope, key, request_hash, review_id, created_at) VALUES ($organizationId, $scope, $key, $requestHash, $reviewId, $now)',
+      { bind: { organizationId, ...claim, reviewId, now }, type: QueryTypes.INSERT, transaction },
+    );
+  }
+
+  /** The review a live key made, and the digest of the body it came with. */
+  async findClaim(scope: string, key: string, now: number): Promise<{ reviewId: number; requestHash: string } | null> {
+    const [row] = await this.db.sequelize.query<{ review_id: number; request_hash: string }>(
+      'SELECT review_id, request_hash FROM idempotency_keys WHERE scope = $scope AND key = $key AND created_at >= $expired',
+      { bind: { scope, key, expired: now - IDEMPOTENCY_KEY_LIFETIME_MS }, type: QueryTypes.SELECT },
+    );
+    return row ? { reviewId: row.review_id, requestHash: row.request_hash } : null;
   }
 
   /** The reviewer among `candidates` with the fewest pending reviews; ties go to the first listed. */
@@ -153,21 +190,40 @@ export class ReviewStore {
     return row ? toReviewRecord(row, decisionOrNull(row.decision)) : null;
   }
 
+  /**
+   * One page of reviews. At a million rows, walking OFFSET rows through the table and the
+   * decision join cost tens of milliseconds; the page's ids come from an index alone, and only
+   * those rows are read in full. Counting reads the tallies (migration 0006) when every
+   * filter is one they keep.
+   */
   async list(filters: ReviewFilters, page: number, pageSize: number, order: ReviewOrder = 'newest'): Promise<{ reviews: ReviewRecord[]; total: number }> {
     const where = whereOf(filters, (value) => this.db.sequelize.escape(value));
-    const [total, rows] = await Promise.all([
-      this.models.Review.count({ where }),
-      this.models.Review.findAll({
-        where,
-        include: [{ model: this.models.Decision, as: 'decision' }],
-        order: ORDERS[order],
-        limit: pageSize,
-        offset: (page - 1) * pageSize,
-        raw: true,
-        nest: true,
-      }) as unknown as Promise<ReviewWithDecision[]>,
+    const [total, ids] = await Promise.all([
+      this.count(filters, where),
+      this.models.Review.findAll({ attributes: ['id'], where, order: ORDERS[order], limit: pageSize, offset: (page - 1) * pageSize, raw: true }) as unknown as Promise<
+        Array<Pick<ReviewRow, 'id'>>
+      >,
     ]);
+    if (ids.length === 0) return { total, reviews: [] };
+    const rows = (await this.models.Review.findAll({
+      where: { id: ids.map((row) => row.id) },
+      include: [{ model: this.models.Decision, as: 'decision' }],
+      order: ORDERS[order],
+      raw: true,
+      nest: true,
+    })) as unknown as ReviewWithDecision[];
     return { total, reviews: rows.map((row) => toReviewRecord(row, decisionOrNull(row.decision))) };
+  }
+
+  private async count(filters: ReviewFilters, where: WhereOptions<ReviewRow>): Promise<number> {
+    const used = Object.entries(filters).filter(([, value]) => value !== undefined);
+    if (!used.every(([name]) => TALLIED_FILTERS.has(name))) return this.models.Review.count({ where });
+    const conditions = used.map(([name, value]) => (name === 'decided' ? `status ${value ? '<>' : '='} 'pending'` : `${name} = :${name}`));
+    const [row] = await this.db.sequelize.query<{ total: number | null }>(
+      `SELECT SUM(reviews) AS total FROM review_tallies WHERE ${['1 = 1', ...conditions].join(' AND ')}`,
+      { type: QueryTypes.SELECT, replacements: Object.fromEntries(used) },
+    );
+    return Number(row.total ?? 0);
   }
 
   async exists(id: number): Promise<boolean> {
@@ -211,6 +267,9 @@ export class ReviewStore {
     });
   }
 }
+
+/** The filters that are columns of `review_tallies`, so a count of them needs no scan of the reviews. */
+const TALLIED_FILTERS: ReadonlySet<string> = new Set(['status', 'decided', 'task_type', 'urgency', 'framework', 'organization_id']);
 
 const ORDERS: Record<ReviewOrder, Order> = {
   newest: [['id', 'DESC']],

@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { RequestHandler } from 'express';
+import type { RequestHandler, Response } from 'express';
 import { sendProblem } from './problems';
 
 /** Open without a key even when authentication is on: liveness checks and the API's documentation. */
@@ -9,6 +9,14 @@ export function isPublicPath(path: string): boolean {
 
 function digest(value: string): Buffer {
   return createHash('sha256').update(value, 'utf8').digest();
+}
+
+/**
+ * Who is calling, for what is kept per caller (idempotency keys): a digest of their API key,
+ * never the key itself; empty when authentication is off and every caller is the same.
+ */
+export function callerScope(res: Response): string {
+  return typeof res.locals.callerScope === 'string' ? res.locals.callerScope : '';
 }
 
 /**
@@ -25,10 +33,12 @@ export function requireApiKey(apiKey: string): RequestHandler {
       res.set('WWW-Authenticate', 'Bearer realm="greenlight"');
       return sendProblem(res, 401, 'this API requires an API key: send Authorization: Bearer <api_key>');
     }
-    if (!timingSafeEqual(digest(match[1]), expected)) {
+    const presented = digest(match[1]);
+    if (!timingSafeEqual(presented, expected)) {
       res.set('WWW-Authenticate', 'Bearer realm="greenlight", error="invalid_token"');
       return sendProblem(res, 401, 'the API key is not valid');
     }
+    res.locals.callerScope = presented.toString('hex');
     next();
   };
 }

@@ -62,19 +62,28 @@ export function receiveUpload(req: Request, rules: UploadRules): Promise<Receive
     };
 
     parser.on('file', (name, stream, info) => {
+      // A part parsed from the same chunk as the refusal: its body will never be fed on, so a
+      // file begun for it would neither finish nor be removed.
+      if (settled) return void stream.resume();
       if (name !== rules.fileField) {
         stream.resume();
         fail(invalidInput(name, `is not a known field; send the file as "${rules.fileField}"`));
         return;
       }
       fileStream = stream;
+      // Listened to at once: busboy reports a part cut off by the end of the body on the part's
+      // stream, possibly before the copy to disk is under way — unheard, that error ends the
+      // process. The copy's own outcome, below, says what went wrong.
+      stream.on('error', () => undefined);
       fileInfo = { fileName: info.filename, contentType: info.mimeType };
       receiving = rules.files.receive(stream, rules.maxBytes);
       receiving.catch((error: unknown) => {
         if (error instanceof FileTooLargeError) {
           fail(new AppError(413, `the file is larger than max_attachment_bytes (${rules.maxBytes} bytes)`));
-        } else {
+        } else if (isFileSystemError(error)) {
           fail(error);
+        } else {
+          fail(new AppError(400, `the multipart body cannot be read: ${(error as Error).message}`));
         }
       });
     });
@@ -99,7 +108,15 @@ export function receiveUpload(req: Request, rules: UploadRules): Promise<Receive
         () => undefined,
       );
     });
-    req.on('aborted', () => fail(new AppError(400, 'the upload was interrupted')));
+    // A client that hangs up mid-body: busboy never sees the end, so the partial file is dropped here.
+    req.on('close', () => {
+      if (!req.complete) fail(new AppError(400, 'the upload was interrupted'));
+    });
     req.pipe(parser);
   });
+}
+
+/** A failure of our own disk (full, unwritable) rather than of what the client sent. */
+function isFileSystemError(error: unknown): boolean {
+  return typeof (error as NodeJS.ErrnoException | undefined)?.syscall === 'string';
 }

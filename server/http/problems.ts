@@ -82,7 +82,10 @@ function bodyParserProblem(error: { type?: string; status?: number; message?: st
 export function errorHandler(log: Logger): ErrorRequestHandler {
   return (error: unknown, req, res, next) => {
     if (res.headersSent) return next(error);
-    if (error instanceof AppError) return sendProblem(res, error.status, error.detail, error.members);
+    if (error instanceof AppError) {
+      if (typeof error.members.retry_after_seconds === 'number') res.set('Retry-After', String(error.members.retry_after_seconds));
+      return sendProblem(res, error.status, error.detail, error.members);
+    }
     if (isValidatorError(error) && error.status >= 400 && error.status < 500) {
       const { detail, errors } = validatorProblem(error);
       return sendProblem(res, error.status, detail, errors.length > 0 ? { errors } : {});

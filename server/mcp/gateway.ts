@@ -29,6 +29,10 @@ export function localGateway(services: Pick<Services, 'reviews' | 'feedback'>): 
     create: (input) => reviews.create(input),
     get: (reviewId) => reviews.get(reviewId),
     async waitForDecision(reviewId, timeoutMs, signal) {
+      // The same room as the API's blocking creates and long-polls: every wait holds memory until its decision.
+      if (reviews.waitingRoomFull()) {
+        return { kind: 'unavailable', reason: 'Greenlight already holds max_waiting_requests waiting requests' };
+      }
       const outcome = await reviews.waitForDecision(reviewId, timeoutMs, signal);
       if (outcome.kind === 'decided') return outcome;
       if (outcome.kind === 'shutdown') return { kind: 'unavailable', reason: 'Greenlight is shutting down' };

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 
 export interface McpSessionOptions {
   /** A session no request has touched for this long is closed (clients that never say goodbye). */
@@ -38,7 +38,7 @@ export class McpHttpSessions {
   private readonly maxBodyBytes: number;
   private closed = false;
 
-  constructor(private readonly createServer: () => McpServer, options: McpSessionOptions = {}) {
+  constructor(private readonly createServer: () => Promise<McpServer>, options: McpSessionOptions = {}) {
     this.idleMs = options.idleMs ?? 30 * 60_000;
     this.maxSessions = options.maxSessions ?? 1_000;
     this.maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
@@ -78,8 +78,11 @@ export class McpHttpSessions {
   }
 
   private async open(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    // Loaded with the first session rather than at start: most installations never serve MCP
+    // over HTTP, and the SDK costs about 16 MB of resident memory.
+    const [{ StreamableHTTPServerTransport }, server] = await Promise.all([import('./streamable-http.js'), this.createServer()]);
     const session: Session = {
-      server: this.createServer(),
+      server,
       transport: new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: (id) => {

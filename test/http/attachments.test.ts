@@ -222,6 +222,32 @@ describe('refused uploads', () => {
     expect(((await response.json()) as { detail: string }).detail).toMatch(detail);
     await expect.poll(() => storedFiles()).toEqual(filesBefore);
   });
+
+  it('starts no file for a part that arrives after the upload was refused, while the client keeps the body open', async () => {
+    const reviewId = await newReview();
+    const filesBefore = storedFiles();
+    const boundary = 'late-part';
+    // The refused field and the start of the file reach the parser in one chunk, and the body
+    // never ends: a file begun after the refusal would never be finished or removed.
+    const body =
+      `--${boundary}\r\nContent-Disposition: form-data; name="note"\r\n\r\nnot ours\r\n` +
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="late.txt"\r\n\r\nthe first bytes`;
+    const status = await new Promise<number>((resolve, reject) => {
+      const request = http.request(`${server.url}/reviews/${reviewId}/attachments`, {
+        method: 'POST',
+        headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': String(body.length + 1000) },
+      });
+      request.on('response', (response) => {
+        response.resume();
+        resolve(response.statusCode ?? 0);
+      });
+      request.on('error', reject);
+      request.write(body);
+    });
+    expect(status).toBe(400);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(storedFiles()).toEqual(filesBefore);
+  });
 });
 
 function formWith(fields: Record<string, string>, fileField = 'file', files = 1): FormData {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, sampleReview, startTestServer, type TestServer } from '../support/server';
+import { call, expectProblem, sampleReview, startTestServer, type TestServer } from '../support/server';
 
 let server: TestServer;
 const api = (method: string, path: string, body?: unknown, init?: RequestInit) => call(server.url, method, path, body, init);
@@ -8,13 +8,6 @@ beforeAll(async () => {
   server = await startTestServer();
 });
 afterAll(() => server.dispose());
-
-function expectProblem(response: { status: number; headers: Headers; body: any }, status: number, detail?: RegExp): void {
-  expect(response.status).toBe(status);
-  expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-  expect(response.body).toMatchObject({ type: 'about:blank', status, title: expect.any(String), detail: expect.any(String) });
-  if (detail) expect(response.body.detail).toMatch(detail);
-}
 
 describe('POST /reviews', () => {
   it('creates a pending review and returns every field with defaults filled in', async () => {

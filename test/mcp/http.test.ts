@@ -1,7 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { describeReviewTools, startBlockingReview, textOf } from '../support/mcp';
+import { callTool, describeReviewTools, startBlockingReview, textOf } from '../support/mcp';
 import { call, eventually, startTestServer, type TestServer } from '../support/server';
 
 const KEY = 'mcp-test-key-0123456789';
@@ -116,6 +116,28 @@ describe('/mcp on the API', () => {
       const text = textOf(await waiting.result);
       expect(text).toMatch(new RegExp(`^pending\\nStopped waiting for review ${waiting.id} because Greenlight is shutting down`));
       expect(own.mcpSessions.size).toBe(0);
+    } finally {
+      await ownClient.close().catch(() => {});
+      await own.dispose();
+    }
+  });
+});
+
+describe('/mcp when max_waiting_requests already wait', () => {
+  it('stores the review and answers "pending" at once instead of waiting past the limit', async () => {
+    const own = await startTestServer({ max_waiting_requests: 1 });
+    const { client: ownClient } = await connect(own.url);
+    try {
+      const held = call(own.url, 'POST', '/reviews', { task_type: 'deploy', proposed_action: 'Deploy build 79', blocking: true });
+      await eventually(() => own.services.waiters.count === 1, 5_000, 'the blocking create to wait');
+      const text = textOf(await callTool(ownClient, 'request_review', { task_type: 'email', proposed_action: 'Send the newsletter' }));
+      const id = Number(/review (\d+)/.exec(text)?.[1]);
+      expect(text).toMatch(/^pending\nStopped waiting for review \d+ because Greenlight already holds max_waiting_requests waiting requests/);
+      expect((await call(own.url, 'GET', `/reviews/${id}`)).body).toMatchObject({ status: 'pending', proposed_action: 'Send the newsletter' });
+      expect(own.services.waiters.count).toBe(1);
+      const heldId = (await call(own.url, 'GET', '/reviews?task_type=deploy')).body.reviews[0].id;
+      await call(own.url, 'POST', `/reviews/${heldId}/decide`, { decision_type: 'approve' });
+      expect((await held).body).toMatchObject({ id: heldId, status: 'approved' });
     } finally {
       await ownClient.close().catch(() => {});
       await own.dispose();

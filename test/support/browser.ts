@@ -1,29 +1,11 @@
-import fs from 'node:fs';
-import { type Browser, chromium } from 'playwright';
+import type { Browser } from 'playwright';
 import { afterAll, beforeAll } from 'vitest';
 import { type RunningCli, startWithDashboard, stopProgram } from './cli';
 import { makeTempDir } from './temp';
+import { launchChromium } from '../../bench/chromium';
 
-/** Debian's Chromium; Playwright's own browser download is never used. */
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-
-const FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-
-export function chromiumAvailable(): boolean {
-  return fs.existsSync(CHROMIUM);
-}
-
-export function launchChromium(): Promise<Browser> {
-  return chromium.launch({ executablePath: CHROMIUM, args: FLAGS });
-}
+// Shared with the benchmark, which cannot import from test/.
+export { launchChromium };
 
 export interface DashboardUnderTest {
   server: RunningCli;

@@ -1,4 +1,6 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import path from 'node:path';
+import { expect } from 'vitest';
 import { type Config, defaultConfig } from '../../server/config/settings';
 import { type RunningServer, type StartOptions, startServer } from '../../server/runtime';
 import { makeTempDir } from './temp';
@@ -66,6 +68,33 @@ export async function eventually(condition: () => boolean, timeoutMs = 5_000, wh
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
+}
+
+/** How many reviews the API holds, whatever their status. */
+export async function storedReviewCount(baseUrl: string): Promise<number> {
+  return (await call(baseUrl, 'GET', '/reviews')).body.total;
+}
+
+export async function reviewStatus(baseUrl: string, reviewId: number): Promise<string> {
+  return (await call(baseUrl, 'GET', `/reviews/${reviewId}`)).body.status;
+}
+
+/**
+ * An RFC 9457 problem answer with `status`, and a `detail` matching `detail` when given. Takes
+ * raw-http's answers (node:http headers, body unparsed) as well as call()'s, so tests that must
+ * send what fetch cannot still hold refusals to the same checks.
+ */
+export function expectProblem(
+  response: { status: number; headers: Headers | IncomingHttpHeaders; body: any },
+  status: number,
+  detail?: RegExp,
+): void {
+  expect(response.status).toBe(status);
+  const contentType = response.headers instanceof Headers ? response.headers.get('content-type') : response.headers['content-type'];
+  expect(contentType).toMatch(/^application\/problem\+json/);
+  const body = Buffer.isBuffer(response.body) ? JSON.parse(response.body.toString('utf8')) : response.body;
+  expect(body).toMatchObject({ type: 'about:blank', status, title: expect.any(String), detail: expect.any(String) });
+  if (detail) expect(body.detail).toMatch(detail);
 }
 
 export const sampleReview = {

@@ -26,6 +26,14 @@ Decisions taken where the source specification is silent:
   without it.
 - Feedback is listed as \`{review_id, feedback, count}\` and attachments as
   \`{review_id, attachments, count}\`.
+- \`Idempotency-Key\` on \`POST /reviews\` (api.md) also answers 409 with \`Retry-After\`
+  while the first request with the key is still being stored.
+- Answers that apply to every operation and are not repeated on each: 403 when a server
+  bound to loopback is addressed by another \`Host\` (DNS rebinding), or when a browser marks
+  a state change as cross-site (or, on loopback, its \`Origin\` is not local); 415 when a
+  state change is not \`application/json\` (uploads: \`multipart/form-data\`); 429 with
+  \`Retry-After\` past \`rate_limit_per_minute\`; 400 for JSON nested deeper than 32 levels or
+  with more than 10,000 keys and items under one field.
 
 \`/mcp\` serves the same reviews to MCP clients (Model Context Protocol, Streamable HTTP
 transport: JSON-RPC over POST, with GET and DELETE for the session). It is not described here
@@ -43,7 +51,7 @@ let built: object | undefined;
 export function generateDocument(): object {
   // Loaded only here: it is a build-time tool that a started server does not need.
   const swaggerJsdoc = require('swagger-jsdoc') as typeof import('swagger-jsdoc');
-  return swaggerJsdoc({
+  return withBoundedIntegers(swaggerJsdoc({
     definition: {
       openapi: '3.0.3',
       info: { title: 'Greenlight API', version: packageVersion, description: DESCRIPTION },
@@ -61,7 +69,27 @@ export function generateDocument(): object {
     },
     apis: [path.join(packageRoot, 'server', 'http', '**', '*.ts')],
     failOnErrors: true,
-  });
+  }));
+}
+
+/**
+ * Gives every integer without bounds the range of a safe JavaScript integer, so a larger one
+ * (which JavaScript cannot even hold exactly) is a 400 rather than a rounded id or count.
+ * (Infinity from `1e309` in a path or query slips past this after the validator's coercion;
+ * `params.ts` catches it.)
+ */
+function withBoundedIntegers(document: object): object {
+  const pending: unknown[] = [document];
+  for (let node = pending.pop(); node !== undefined; node = pending.pop()) {
+    if (node === null || typeof node !== 'object') continue;
+    const schema = node as Record<string, unknown>;
+    if (schema.type === 'integer') {
+      schema.minimum ??= Number.MIN_SAFE_INTEGER;
+      schema.maximum ??= Number.MAX_SAFE_INTEGER;
+    }
+    pending.push(...Object.values(schema));
+  }
+  return document;
 }
 
 /**

@@ -441,8 +441,24 @@
  *       content:
  *         application/problem+json:
  *           schema: { $ref: '#/components/schemas/Problem' }
+ *     IdempotencyKeyInUse:
+ *       description: The first request with this Idempotency-Key is still being stored; retry after `Retry-After` seconds.
+ *       headers:
+ *         Retry-After: { schema: { type: integer } }
+ *       content:
+ *         application/problem+json:
+ *           schema: { $ref: '#/components/schemas/Problem' }
+ *     IdempotencyKeyReused:
+ *       description: This Idempotency-Key was used with a different body; `review_id` is the review it made.
+ *       content:
+ *         application/problem+json:
+ *           schema: { $ref: '#/components/schemas/Problem' }
  *     ServiceUnavailable:
- *       description: The server is shutting down.
+ *       description: >-
+ *         The server is shutting down, or already holds `max_waiting_requests` waiting
+ *         requests; try again after `Retry-After` seconds.
+ *       headers:
+ *         Retry-After: { schema: { type: integer } }
  *       content:
  *         application/problem+json:
  *           schema: { $ref: '#/components/schemas/ShutdownProblem' }

@@ -1,5 +1,6 @@
 import { create as contentDisposition } from 'content-disposition';
 import { Router, type Request, type Response } from 'express';
+import { pathInteger } from '../params';
 import { type AttachmentService, dispositionFor, normalizeContentType, sanitizeFileName } from '../../domain/attachments';
 import { AppError } from '../../domain/errors';
 import { receiveUpload } from '../multipart';
@@ -8,9 +9,6 @@ const MAX_DESCRIPTION_LENGTH = 1_000;
 /** Room for multipart boundaries and part headers on top of the file itself. */
 const MULTIPART_OVERHEAD_BYTES = 64 * 1024;
 
-function idOf(req: Request, name: string): number {
-  return Number(req.params[name]);
-}
 
 /** Refuses, before reading it, a body that announces itself as too large. */
 function refuseOversizedBody(req: Request, maxBytes: number): void {
@@ -31,11 +29,10 @@ function sendContent(res: Response, content: Awaited<ReturnType<AttachmentServic
     'Cache-Control': 'private, no-cache',
     ETag: `"${attachment.sha256}"`,
   });
-  if (attachment.content_type !== 'application/pdf') {
-    // Even a file shown in place runs no script and loads nothing (browsers' PDF viewers
-    // refuse to work in a sandbox, and PDF is no script host for the page).
-    res.set('Content-Security-Policy', "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; sandbox");
-  }
+  // Even a file shown in place runs no script and loads nothing — but a PDF goes without a
+  // policy: browsers' PDF viewers refuse to work in a sandbox (and PDF is no script host).
+  if (attachment.content_type === 'application/pdf') res.removeHeader('Content-Security-Policy');
+  else res.set('Content-Security-Policy', "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; sandbox");
   stream.on('error', () => res.destroy());
   stream.pipe(res);
 }
@@ -100,7 +97,7 @@ export function attachmentRoutes(attachments: AttachmentService): Router {
    *       '404': { $ref: '#/components/responses/NotFound' }
    */
   router.post('/reviews/:review_id/attachments', async (req, res) => {
-    const reviewId = idOf(req, 'review_id');
+    const reviewId = pathInteger(req, 'review_id');
     try {
       refuseOversizedBody(req, attachments.limits.maxBytes);
       await attachments.checkCanAttach(reviewId);
@@ -126,7 +123,7 @@ export function attachmentRoutes(attachments: AttachmentService): Router {
   });
 
   router.get('/reviews/:review_id/attachments', async (req, res) => {
-    res.json(await attachments.list(idOf(req, 'review_id')));
+    res.json(await attachments.list(pathInteger(req, 'review_id')));
   });
 
   /**
@@ -156,11 +153,11 @@ export function attachmentRoutes(attachments: AttachmentService): Router {
    *       '404': { $ref: '#/components/responses/AttachmentNotFound' }
    */
   router.get('/attachments/:attachment_id', async (req, res) => {
-    res.json(await attachments.get(idOf(req, 'attachment_id')));
+    res.json(await attachments.get(pathInteger(req, 'attachment_id')));
   });
 
   router.delete('/attachments/:attachment_id', async (req, res) => {
-    await attachments.remove(idOf(req, 'attachment_id'));
+    await attachments.remove(pathInteger(req, 'attachment_id'));
     res.status(204).end();
   });
 
@@ -189,7 +186,7 @@ export function attachmentRoutes(attachments: AttachmentService): Router {
    *       '404': { $ref: '#/components/responses/AttachmentNotFound' }
    */
   router.get('/attachments/:attachment_id/download', async (req, res) => {
-    sendContent(res, await attachments.content(idOf(req, 'attachment_id')));
+    sendContent(res, await attachments.content(pathInteger(req, 'attachment_id')));
   });
 
   return router;

@@ -74,6 +74,8 @@ const REDOC_PAGE = page(
 );
 
 function sendPage(res: Response, html: string): void {
+  // The page's own frame-ancestors rule stands; the API's blanket X-Frame-Options would contradict it.
+  res.removeHeader('X-Frame-Options');
   res.set('Content-Security-Policy', PAGE_SECURITY).type('html').send(html);
 }
 
@@ -104,7 +106,11 @@ export function docsRoutes(document: () => Record<string, unknown>): Router {
     res.type('application/javascript').send(SWAGGER_INIT);
   });
   for (const file of ['swagger-ui.css', 'swagger-ui-bundle.js', 'favicon-32x32.png']) {
-    router.get(`/docs/${file}`, (_req, res) => res.sendFile(path.join(swaggerUiDir, file), { maxAge: '1d' }));
+    // Static and versioned with the package: the one kind of answer worth caching (the API's default is no-store).
+    router.get(`/docs/${file}`, (_req, res) => {
+      res.removeHeader('Cache-Control');
+      res.sendFile(path.join(swaggerUiDir, file), { maxAge: '1d' });
+    });
   }
 
   router.get('/redoc', (_req, res) => sendPage(res, REDOC_PAGE));

@@ -1,4 +1,5 @@
 import { Router, type Request } from 'express';
+import { pathInteger } from '../params';
 import type { FeedbackService } from '../../domain/feedback';
 import type { FeedbackInput } from '../../domain/records';
 
@@ -45,11 +46,11 @@ export function feedbackRoutes(feedback: FeedbackService): Router {
    *       '404': { $ref: '#/components/responses/NotFound' }
    */
   router.post('/reviews/:review_id/feedback', async (req: Request<{ review_id: string }, unknown, FeedbackInput>, res) => {
-    res.status(201).json(await feedback.add(Number(req.params.review_id), req.body));
+    res.status(201).json(await feedback.add(pathInteger(req, 'review_id'), req.body));
   });
 
   router.get('/reviews/:review_id/feedback', async (req, res) => {
-    res.json(await feedback.list(Number(req.params.review_id)));
+    res.json(await feedback.list(pathInteger(req, 'review_id')));
   });
 
   return router;

@@ -1,8 +1,10 @@
 import { Router, type Request, type Response } from 'express';
 import { AppError } from '../../domain/errors';
-import type { DecisionInput, DecisionRecord, ReviewFilters, ReviewInput, ReviewOrder, ReviewRecord } from '../../domain/records';
+import type { DecisionInput, DecisionRecord, ReviewFilters, ReviewInput, ReviewOrder } from '../../domain/records';
 import type { ReviewService } from '../../domain/reviews';
 import { sendProblem } from '../problems';
+import { idempotencyClaimOf } from '../idempotency';
+import { integerOf, pathInteger, queryInteger } from '../params';
 import { clientGoneSignal, preferredWaitSeconds } from '../waiting';
 
 export interface ReviewRoutesOptions {
@@ -16,14 +18,15 @@ const FILTERS = ['status', 'task_type', 'urgency', 'framework', 'agent_id', 'org
 const NUMERIC_FILTERS = new Set<string>(['agent_id', 'organization_id']);
 
 function reviewIdOf(req: Request): number {
-  return Number(req.params.review_id);
+  return pathInteger(req, 'review_id');
 }
 
 function filtersOf(req: Request): ReviewFilters {
   const filters: Record<string, string | number> = {};
   for (const name of FILTERS) {
-    const value = req.query[name];
-    if (typeof value === 'string') filters[name] = NUMERIC_FILTERS.has(name) ? Number(value) : value;
+    // The validator has already coerced integer parameters to numbers; the rest stay text.
+    const value = req.query[name] as unknown;
+    if (typeof value === 'string' || typeof value === 'number') filters[name] = NUMERIC_FILTERS.has(name) ? integerOf(value, name) : value;
   }
   // The validator has checked it is a boolean; depending on the parser it arrives as one or as text.
   const decided = req.query.decided as unknown;
@@ -50,6 +53,14 @@ export function reviewRoutes({ reviews, blockingTimeoutSeconds }: ReviewRoutesOp
    *         required: false
    *         description: '`wait=N` caps a blocking wait at N seconds (RFC 7240).'
    *         schema: { type: string, example: wait=30 }
+   *       - name: Idempotency-Key
+   *         in: header
+   *         required: false
+   *         description: >-
+   *           Makes a retry safe: a repeat with the same key and the same body answers with the
+   *           review the key first made (as it is now, with `Idempotent-Replayed: true`), and a
+   *           blocking repeat waits on that review. Keys are kept 24 hours, per API key.
+   *         schema: { type: string, minLength: 1, maxLength: 255, pattern: '^[!-~]+$', example: 7f3c2a90-refund-1042 }
    *     requestBody:
    *       required: true
    *       content:
@@ -60,6 +71,7 @@ export function reviewRoutes({ reviews, blockingTimeoutSeconds }: ReviewRoutesOp
    *         description: Created (and, when blocking, decided).
    *         headers:
    *           Location: { schema: { type: string }, description: URL of the new review }
+   *           Idempotent-Replayed: { schema: { type: string, enum: ['true'] }, description: 'The review an earlier request with this Idempotency-Key made' }
    *         content:
    *           application/json:
    *             schema: { $ref: '#/components/schemas/Review' }
@@ -70,12 +82,18 @@ export function reviewRoutes({ reviews, blockingTimeoutSeconds }: ReviewRoutesOp
    *         content:
    *           application/problem+json:
    *             schema: { $ref: '#/components/schemas/WaitProblem' }
+   *       '409': { $ref: '#/components/responses/IdempotencyKeyInUse' }
    *       '415': { $ref: '#/components/responses/UnsupportedMediaType' }
+   *       '422': { $ref: '#/components/responses/IdempotencyKeyReused' }
    *       '503': { $ref: '#/components/responses/ServiceUnavailable' }
    */
   router.post('/reviews', async (req: Request<Record<string, string>, unknown, CreateBody>, res) => {
     const { blocking = false, ...input } = req.body;
-    const review = await reviews.create(input);
+    if (blocking) reviews.checkWaitingRoom();
+    const claim = idempotencyClaimOf(req, res);
+    const { review, replayed } = claim ? await reviews.createOnce(input, claim) : { review: await reviews.create(input), replayed: false };
+    // A replayed blocking create waits on the original review, as the first request did.
+    if (replayed) res.set('Idempotent-Replayed', 'true');
     res.location(`/reviews/${review.id}`);
     if (!blocking) {
       res.status(201).json(review);
@@ -84,7 +102,8 @@ export function reviewRoutes({ reviews, blockingTimeoutSeconds }: ReviewRoutesOp
     const preferred = preferredWaitSeconds(req.get('prefer'));
     const waitSeconds = Math.min(preferred ?? blockingTimeoutSeconds, blockingTimeoutSeconds);
     if (preferred !== undefined) res.set('Preference-Applied', `wait=${waitSeconds}`);
-    await answerWhenDecided(req, res, reviews, review, waitSeconds);
+    // Only the id is kept while waiting: ten thousand held records would add up.
+    await answerWhenDecided(req, res, reviews, review.id, waitSeconds);
   });
 
   /**
@@ -129,8 +148,8 @@ export function reviewRoutes({ reviews, blockingTimeoutSeconds }: ReviewRoutesOp
    *       '401': { $ref: '#/components/responses/Unauthorized' }
    */
   router.get('/reviews', async (req, res) => {
-    const page = Number(req.query.page ?? 1);
-    const pageSize = Number(req.query.page_size ?? 20);
+    const page = queryInteger(req, 'page', 1);
+    const pageSize = queryInteger(req, 'page_size', 20);
     const order = (req.query.sort ?? 'newest') as ReviewOrder;
     res.json(await reviews.list(filtersOf(req), page, pageSize, order));
   });
@@ -190,7 +209,7 @@ export function reviewRoutes({ reviews, blockingTimeoutSeconds }: ReviewRoutesOp
    *       '415': { $ref: '#/components/responses/UnsupportedMediaType' }
    */
   router.post('/reviews/:review_id/decide', async (req: Request<{ review_id: string }, unknown, DecisionInput>, res) => {
-    res.json(await reviews.decide(Number(req.params.review_id), req.body));
+    res.json(await reviews.decide(reviewIdOf(req), req.body));
   });
 
   /**
@@ -225,7 +244,7 @@ export function reviewRoutes({ reviews, blockingTimeoutSeconds }: ReviewRoutesOp
    */
   router.get('/reviews/:review_id/decision', async (req, res) => {
     const reviewId = reviewIdOf(req);
-    const waitSeconds = req.query.wait === undefined ? 0 : Number(req.query.wait);
+    const waitSeconds = queryInteger(req, 'wait', 0);
     if (waitSeconds > blockingTimeoutSeconds) {
       throw new AppError(400, `wait must be at most ${blockingTimeoutSeconds} (blocking_timeout_seconds)`, {
         errors: [{ field: 'wait', message: `must be <= ${blockingTimeoutSeconds}` }],
@@ -235,6 +254,7 @@ export function reviewRoutes({ reviews, blockingTimeoutSeconds }: ReviewRoutesOp
       sendDecision(res, await reviews.decision(reviewId));
       return;
     }
+    reviews.checkWaitingRoom();
     const outcome = await reviews.waitForDecision(reviewId, waitSeconds * 1000, clientGoneSignal(req, res));
     if (outcome.kind === 'decided') sendDecision(res, outcome.review.decision);
     else if (outcome.kind === 'timeout') sendDecision(res, null);
@@ -248,31 +268,31 @@ async function answerWhenDecided(
   req: Request,
   res: Response,
   reviews: ReviewService,
-  review: ReviewRecord,
+  reviewId: number,
   waitSeconds: number,
 ): Promise<void> {
-  const outcome = await reviews.waitForDecision(review.id, waitSeconds * 1000, clientGoneSignal(req, res));
+  const outcome = await reviews.waitForDecision(reviewId, waitSeconds * 1000, clientGoneSignal(req, res));
   switch (outcome.kind) {
     case 'decided':
       res.status(201).json(outcome.review);
       return;
     case 'timeout': {
       // A decision may have landed in the instant the timer fired; prefer it to a 408.
-      const current = await reviews.get(review.id);
+      const current = await reviews.get(reviewId);
       if (current.decision) {
         res.status(201).json(current);
         return;
       }
       // RFC 9110 asks a 408 to close the connection; it also stops clients from silently resending.
       res.set('Connection', 'close');
-      sendProblem(res, 408, `no decision within ${waitSeconds} s; review ${review.id} stays pending — fetch GET /reviews/${review.id}/decision later`, {
-        review_id: review.id,
+      sendProblem(res, 408, `no decision within ${waitSeconds} s; review ${reviewId} stays pending — fetch GET /reviews/${reviewId}/decision later`, {
+        review_id: reviewId,
         review: current,
       });
       return;
     }
     case 'shutdown':
-      answerShuttingDown(res, review.id, `review ${review.id} stays pending — fetch its decision later`);
+      answerShuttingDown(res, reviewId, `review ${reviewId} stays pending — fetch its decision later`);
       return;
     case 'aborted':
       return;

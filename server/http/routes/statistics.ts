@@ -1,4 +1,5 @@
 import { Router } from 'express';
+import { queryInteger } from '../params';
 import type { Statistics } from '../../domain/records';
 
 export function statisticsRoutes(statistics: (organizationId?: number) => Promise<Statistics>): Router {
@@ -30,7 +31,7 @@ export function statisticsRoutes(statistics: (organizationId?: number) => Promis
    *       '401': { $ref: '#/components/responses/Unauthorized' }
    */
   router.get('/stats', async (req, res) => {
-    const organizationId = req.query.organization_id === undefined ? undefined : Number(req.query.organization_id);
+    const organizationId = queryInteger(req, 'organization_id', undefined);
     res.json(await statistics(organizationId));
   });
 

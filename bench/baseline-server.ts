@@ -1,0 +1,64 @@
+/**
+ * The practical limit for this stack, measured beside Greenlight: a minimal Express handler
+ * that inserts the same review row through `sqlite3` into a file with Greenlight's schema,
+ * with the same durability (WAL, synchronous=FULL), and answers 201 with the row. No
+ * validation, no ORM, no events: what Greenlight's create costs above this is its own.
+ *
+ * Usage: node baseline-server.js <database file> <port>
+ */
+import express from 'express';
+import sqlite3 from 'sqlite3';
+
+const [file, port] = process.argv.slice(2);
+const database = new sqlite3.Database(file);
+database.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON');
+const insert = database.prepare(
+  `INSERT INTO reviews (organization_id, agent_id, task_type, proposed_action, agent_reasoning, confidence_score, urgency, framework,
+                        metadata, status, created_at, updated_at)
+   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)`,
+);
+
+interface Body {
+  organization_id?: number;
+  agent_id?: number;
+  task_type: string;
+  proposed_action: string;
+  agent_reasoning?: string;
+  confidence_score?: number;
+  urgency?: string;
+  framework?: string;
+  metadata?: unknown;
+}
+
+const app = express();
+app.use(express.json());
+app.get('/health', (_req, res) => {
+  res.json({ status: 'healthy' });
+});
+app.post('/reviews', (req, res) => {
+  const body = req.body as Body;
+  const now = Date.now();
+  const metadata = JSON.stringify(body.metadata ?? {});
+  const values = [
+    body.organization_id ?? null,
+    body.agent_id ?? null,
+    body.task_type,
+    body.proposed_action,
+    body.agent_reasoning ?? null,
+    body.confidence_score ?? null,
+    body.urgency ?? 'medium',
+    body.framework ?? null,
+    metadata,
+    now,
+    now,
+  ];
+  insert.run(values, function (this: sqlite3.RunResult, error: Error | null) {
+    if (error) {
+      res.status(500).json({ detail: error.message });
+      return;
+    }
+    res.status(201).json({ id: this.lastID, ...body, status: 'pending', created_at: new Date(now).toISOString(), decision: null });
+  });
+});
+const server = app.listen(Number(port), '127.0.0.1');
+process.on('SIGTERM', () => server.close(() => insert.finalize(() => database.close())));

@@ -1,0 +1,109 @@
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const CLOCK_TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+
+export interface BenchProcess {
+  url: string;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** The environment without GREENLIGHT_* settings: a key or database URL of the user's must not change what is measured. */
+function withoutGreenlightSettings(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(env).filter(([name]) => !name.startsWith('GREENLIGHT_')));
+}
+
+async function waitUntilAnswering(url: string, child: ChildProcess): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`${url}: the process exited with ${child.exitCode} before answering`);
+    try {
+      const response = await fetch(url);
+      if (response.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`${url} did not answer within 60 s`);
+}
+
+function stopper(child: ChildProcess): () => Promise<void> {
+  return () =>
+    new Promise((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      const force = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      child.once('exit', () => {
+        clearTimeout(force);
+        resolve();
+      });
+      child.kill('SIGTERM');
+    });
+}
+
+/**
+ * `greenlight start` from the built package, as a user runs it, in production mode on an
+ * SQLite file inside `dataDir`; with `dashboard` the reviewer dashboard too.
+ */
+export async function startGreenlight(dataDir: string, options: { dashboard?: boolean } = {}): Promise<BenchProcess & { dashboardUrl?: string }> {
+  const apiPort = await freePort();
+  const dashboardPort = await freePort();
+  const args = [path.join(ROOT, 'bin', 'greenlight.js'), 'start', '--port', String(apiPort), '--dashboard-port', String(dashboardPort)];
+  if (!options.dashboard) args.push('--api-only');
+  const child = spawn(process.execPath, args, {
+    // No greenlight.yaml there: defaults and the environment below only.
+    cwd: dataDir,
+    env: { ...withoutGreenlightSettings(process.env), NODE_ENV: 'production', GREENLIGHT_DATA_DIR: dataDir, GREENLIGHT_BLOCKING_TIMEOUT_SECONDS: '3600' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const url = `http://127.0.0.1:${apiPort}`;
+  await waitUntilAnswering(`${url}/health`, child);
+  const dashboardUrl = options.dashboard ? `http://127.0.0.1:${dashboardPort}` : undefined;
+  if (dashboardUrl) await waitUntilAnswering(dashboardUrl, child);
+  return { url, dashboardUrl, pid: child.pid as number, stop: stopper(child) };
+}
+
+/** The practical limit for this stack: `bench/baseline-server.ts` on the given SQLite file. */
+export async function startBaseline(databaseFile: string): Promise<BenchProcess> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [path.join(__dirname, 'baseline-server.js'), databaseFile, String(port)], {
+    cwd: ROOT,
+    env: { ...process.env, NODE_ENV: 'production' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await waitUntilAnswering(`${url}/health`, child);
+  return { url, pid: child.pid as number, stop: stopper(child) };
+}
+
+/** Resident memory of a process, in bytes (Linux). */
+export function residentBytes(pid: number): number {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = /VmRSS:\s+(\d+)\s+kB/.exec(status);
+  return kb ? Number(kb[1]) * 1024 : Number.NaN;
+}
+
+/** CPU time a process has used so far (user + system), in seconds (Linux). */
+export function cpuSeconds(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // The command name may contain spaces; the fields after it are space-separated.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const userTicks = Number(fields[11]);
+  const systemTicks = Number(fields[12]);
+  return (userTicks + systemTicks) / CLOCK_TICKS_PER_SECOND;
+}

@@ -1,0 +1,400 @@
+/**
+ * `npm run bench`: Greenlight's performance targets, measured against the real server started
+ * as a user starts it, printed as a table and written to bench/results.json.
+ * `--quick` runs a small version of every measurement (CI prints it, nobody judges it);
+ * `--out <file>` writes the results elsewhere; `--only <section>[,<section>]` runs some of
+ * delivery, waiters, throughput, reads, dashboard (while working on one of them).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import autocannon from 'autocannon';
+import { chromiumAvailable } from './chromium';
+import { firstQueueRenderMs, initialBundleBytes } from './dashboard';
+import { type Answer, inParallel, median, percentile, request, reviewBody, timed } from './http';
+import { type BenchProcess, cpuSeconds, residentBytes, startBaseline, startGreenlight } from './processes';
+import { seedReviews } from './seed';
+
+interface Scale {
+  latencyWaiters: number;
+  concurrentWaiters: number;
+  idleSeconds: number;
+  throughputSeconds: number;
+  throughputRounds: number;
+  seededReviews: number;
+  readSamples: number;
+  queueReviews: number;
+  dashboardVisits: number;
+}
+
+const FULL: Scale = {
+  latencyWaiters: 1_000,
+  concurrentWaiters: 10_000,
+  idleSeconds: 5,
+  throughputSeconds: 10,
+  throughputRounds: 3,
+  seededReviews: 1_000_000,
+  readSamples: 300,
+  queueReviews: 5_000,
+  dashboardVisits: 5,
+};
+
+const QUICK: Scale = {
+  latencyWaiters: 100,
+  concurrentWaiters: 500,
+  idleSeconds: 1,
+  throughputSeconds: 2,
+  throughputRounds: 1,
+  seededReviews: 20_000,
+  readSamples: 30,
+  queueReviews: 5_000,
+  dashboardVisits: 1,
+};
+
+/** One printed figure. `better` says which way the target points. */
+interface Figure {
+  section: string;
+  figure: string;
+  value: number | null;
+  unit: string;
+  target: number | null;
+  better: 'lower' | 'higher' | null;
+  note?: string;
+}
+
+const figures: Figure[] = [];
+
+function record(figure: Figure): void {
+  figures.push(figure);
+  const shown = figure.value === null ? 'n/a' : `${round(figure.value)} ${figure.unit}`;
+  console.log(`  ${figure.figure}: ${shown}${figure.note ? ` (${figure.note})` : ''}`);
+}
+
+function round(value: number): number {
+  return Math.abs(value) >= 100 ? Math.round(value) : Math.round(value * 100) / 100;
+}
+
+/** value / target, oriented so that ≤ 1 meets a "lower" target and ≥ 1 meets a "higher" one. */
+function ratioOf(figure: Figure): number | null {
+  if (figure.value === null || figure.target === null) return null;
+  return figure.value / figure.target;
+}
+
+function meets(figure: Figure): boolean | null {
+  const ratio = ratioOf(figure);
+  if (ratio === null || figure.better === null) return null;
+  return figure.better === 'lower' ? ratio <= 1 : ratio >= 1;
+}
+
+function tempDir(name: string): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), `greenlight-bench-${name}-`));
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function pendingCount(url: string): Promise<number> {
+  const answer = await request(`${url}/stats`, 'GET');
+  return answer.body.pending_reviews as number;
+}
+
+/** Ids of every pending review, keyed by the agent number written in its proposed action. */
+async function pendingByAgent(url: string, expected: number): Promise<Map<number, number>> {
+  const ids = new Map<number, number>();
+  for (let page = 1; ids.size < expected; page += 1) {
+    const answer = await request(`${url}/reviews?status=pending&page_size=100&sort=oldest&page=${page}`, 'GET');
+    if (answer.body.reviews.length === 0) break;
+    for (const review of answer.body.reviews) ids.set(Number(/#(\d+)/.exec(review.proposed_action)?.[1]), review.id);
+  }
+  if (ids.size !== expected) throw new Error(`expected ${expected} pending reviews, found ${ids.size}`);
+  return ids;
+}
+
+/**
+ * Opens `count` blocking creates, each on its own connection, and resolves once every review
+ * is stored (the server then holds them all). Opened in batches so the listen backlog is
+ * never what limits the figure.
+ */
+async function holdBlockingCreates(url: string, count: number): Promise<Array<Promise<Answer>>> {
+  const answers: Array<Promise<Answer>> = [];
+  const batch = 250;
+  for (let n = 0; n < count; n += batch) {
+    for (let k = n; k < Math.min(count, n + batch); k += 1) {
+      answers.push(request(`${url}/reviews`, 'POST', { ...reviewBody(k), blocking: true }, { ownConnection: true }));
+    }
+    const stored = Math.min(count, n + batch);
+    const deadline = Date.now() + 120_000;
+    while ((await pendingCount(url)) < stored) {
+      if (Date.now() > deadline) throw new Error(`only ${await pendingCount(url)} of ${stored} blocking creates were stored within 120 s`);
+      await sleep(20);
+    }
+  }
+  return answers;
+}
+
+function decisionFor(n: number): { decision_type: string; modified_action?: string } {
+  const type = ['approve', 'reject', 'modify'][n % 3];
+  return type === 'modify' ? { decision_type: type, modified_action: `Refund half of order #${n} instead.` } : { decision_type: type };
+}
+
+function answeredCorrectly(answer: Answer, reviewId: number, n: number): boolean {
+  const expected = decisionFor(n);
+  const decision = answer.body?.decision;
+  return (
+    answer.status === 201 &&
+    answer.body.id === reviewId &&
+    decision?.decision_type === expected.decision_type &&
+    (decision.modified_action ?? undefined) === expected.modified_action
+  );
+}
+
+async function decisionDelivery(scale: Scale): Promise<void> {
+  console.log(`\n1. Decision delivery: ${scale.latencyWaiters} agents blocked on POST /reviews, decided one by one`);
+  const dir = tempDir('latency');
+  const server = await startGreenlight(dir);
+  try {
+    const answers = await holdBlockingCreates(server.url, scale.latencyWaiters);
+    const ids = await pendingByAgent(server.url, scale.latencyWaiters);
+    const delivery: number[] = [];
+    const roundTrip: number[] = [];
+    let correct = 0;
+    for (let n = 0; n < scale.latencyWaiters; n += 1) {
+      const reviewId = ids.get(n) as number;
+      const sent = performance.now();
+      const decided = await request(`${server.url}/reviews/${reviewId}/decide`, 'POST', decisionFor(n));
+      if (decided.status !== 200) throw new Error(`decide answered ${decided.status}`);
+      const agent = await answers[n];
+      // The agent's answer may even arrive before the decider's: zero, not a negative latency.
+      delivery.push(Math.max(0, agent.at - decided.at));
+      roundTrip.push(decided.at - sent);
+      if (answeredCorrectly(agent, reviewId, n)) correct += 1;
+    }
+    const section = 'Decision delivery';
+    record({ section, figure: 'decide response → agent answered, p50', value: percentile(delivery, 50), unit: 'ms', target: null, better: null });
+    record({ section, figure: 'decide response → agent answered, p99', value: percentile(delivery, 99), unit: 'ms', target: 10, better: 'lower' });
+    record({ section, figure: 'decide call round trip, p50', value: percentile(roundTrip, 50), unit: 'ms', target: null, better: null });
+    record({ section, figure: 'agents answered with their decision', value: correct, unit: 'agents', target: scale.latencyWaiters, better: 'higher' });
+  } finally {
+    await server.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function concurrentWaiters(scale: Scale): Promise<void> {
+  console.log(`\n2. Concurrent waiters: ${scale.concurrentWaiters} blocking creates held open at once`);
+  const dir = tempDir('waiters');
+  const server = await startGreenlight(dir);
+  try {
+    const idleRss = residentBytes(server.pid);
+    const answers = await holdBlockingCreates(server.url, scale.concurrentWaiters);
+    await sleep(1_000);
+    const cpuBefore = cpuSeconds(server.pid);
+    await sleep(scale.idleSeconds * 1000);
+    const cpuShare = (cpuSeconds(server.pid) - cpuBefore) / scale.idleSeconds;
+    const heldRss = residentBytes(server.pid);
+    const ids = await pendingByAgent(server.url, scale.concurrentWaiters);
+    let correct = 0;
+    const started = performance.now();
+    await inParallel([...ids.keys()], 8, async (n) => {
+      const reviewId = ids.get(n) as number;
+      const decided = await request(`${server.url}/reviews/${reviewId}/decide`, 'POST', decisionFor(n));
+      if (decided.status !== 200) throw new Error(`decide answered ${decided.status}`);
+      if (answeredCorrectly(await answers[n], reviewId, n)) correct += 1;
+    });
+    const decideSeconds = (performance.now() - started) / 1000;
+    const section = 'Concurrent waiters';
+    record({ section, figure: 'server RSS before the waiters', value: idleRss / 2 ** 20, unit: 'MB', target: null, better: null });
+    record({ section, figure: `server RSS holding ${scale.concurrentWaiters} waiters`, value: heldRss / 2 ** 20, unit: 'MB', target: 300, better: 'lower' });
+    record({
+      section,
+      figure: 'server CPU while they wait',
+      value: cpuShare * 100,
+      unit: '% of a core',
+      target: 1,
+      better: 'lower',
+      note: `over ${scale.idleSeconds} s`,
+    });
+    record({ section, figure: 'agents answered with their decision', value: correct, unit: 'agents', target: scale.concurrentWaiters, better: 'higher' });
+    record({ section, figure: 'decisions delivered per second (8 deciders)', value: scale.concurrentWaiters / decideSeconds, unit: 'per s', target: null, better: null });
+  } finally {
+    await server.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function createsPerSecond(target: BenchProcess, seconds: number): Promise<number> {
+  const result = await autocannon({
+    url: `${target.url}/reviews`,
+    method: 'POST',
+    connections: 10,
+    duration: seconds,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(reviewBody(1)),
+  });
+  const failed = result.non2xx + result.errors + result.timeouts;
+  if (failed > 0) throw new Error(`${target.url}: ${failed} creates failed under load`);
+  return result.requests.average;
+}
+
+async function createThroughput(scale: Scale): Promise<void> {
+  console.log(`\n3. Create throughput: POST /reviews for ${scale.throughputSeconds} s, 10 connections, ${scale.throughputRounds} round(s) each, alternating`);
+  const greenlightRates: number[] = [];
+  const baselineRates: number[] = [];
+  for (let round = 0; round < scale.throughputRounds; round += 1) {
+    const dir = tempDir('throughput');
+    try {
+      const greenlight = await startGreenlight(dir);
+      try {
+        greenlightRates.push(await createsPerSecond(greenlight, scale.throughputSeconds));
+      } finally {
+        await greenlight.stop();
+      }
+      // The same kind of file: Greenlight's schema, freshly migrated, in the same directory.
+      const baselineDir = tempDir('baseline');
+      const migrated = await startGreenlight(baselineDir);
+      await migrated.stop();
+      const baseline = await startBaseline(path.join(baselineDir, 'greenlight.db'));
+      try {
+        baselineRates.push(await createsPerSecond(baseline, scale.throughputSeconds));
+      } finally {
+        await baseline.stop();
+        fs.rmSync(baselineDir, { recursive: true, force: true });
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  const greenlight = median(greenlightRates);
+  const baseline = median(baselineRates);
+  const section = 'Create throughput';
+  record({ section, figure: 'Greenlight POST /reviews', value: greenlight, unit: 'req/s', target: null, better: null, note: `median of ${greenlightRates.map(Math.round).join(', ')}` });
+  record({ section, figure: 'bare Express + sqlite3 insert', value: baseline, unit: 'req/s', target: null, better: null, note: `median of ${baselineRates.map(Math.round).join(', ')}` });
+  record({ section, figure: 'Greenlight / bare', value: greenlight / baseline, unit: '×', target: 0.5, better: 'higher' });
+}
+
+async function readsAtScale(scale: Scale): Promise<void> {
+  console.log(`\n4. Reads at scale: ${scale.seededReviews.toLocaleString('en')} reviews stored`);
+  const dir = tempDir('reads');
+  try {
+    const migrated = await startGreenlight(dir);
+    await migrated.stop();
+    const seedStarted = performance.now();
+    await seedReviews(path.join(dir, 'greenlight.db'), { count: scale.seededReviews, pendingEvery: 10, now: Date.now() });
+    console.log(`  (seeded in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s)`);
+    const server = await startGreenlight(dir);
+    try {
+      const pending = await pendingCount(server.url);
+      const pages = Math.max(1, Math.floor(pending / 20));
+      const randomPage = (): number => 1 + Math.floor(Math.random() * pages);
+      const randomId = (): number => 1 + Math.floor(Math.random() * scale.seededReviews);
+      const reads: Array<[string, () => string]> = [
+        ['GET /stats', () => '/stats'],
+        ['GET /reviews?status=pending&page=<random>', () => `/reviews?status=pending&page=${randomPage()}`],
+        ['GET /reviews?status=pending&sort=priority&page_size=100 (the queue)', () => '/reviews?status=pending&sort=priority&page_size=100'],
+        ['GET /reviews (newest first)', () => '/reviews'],
+        ['GET /reviews/<random id>', () => `/reviews/${randomId()}`],
+      ];
+      for (const [name, pathOf] of reads) {
+        for (let warm = 0; warm < 3; warm += 1) await timed(`${server.url}${pathOf()}`);
+        const samples: number[] = [];
+        for (let i = 0; i < scale.readSamples; i += 1) samples.push(await timed(`${server.url}${pathOf()}`));
+        record({ section: 'Reads at scale', figure: `${name}, p50`, value: percentile(samples, 50), unit: 'ms', target: null, better: null });
+        record({ section: 'Reads at scale', figure: `${name}, p99`, value: percentile(samples, 99), unit: 'ms', target: 50, better: 'lower' });
+      }
+    } finally {
+      await server.stop();
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function dashboard(scale: Scale): Promise<void> {
+  console.log(`\n5. Dashboard: initial bundle and first render of a ${scale.queueReviews.toLocaleString('en')}-review queue`);
+  const section = 'Dashboard';
+  record({ section, figure: 'initial bundle (gzip)', value: initialBundleBytes() / 1024, unit: 'KB', target: 300, better: 'lower' });
+  if (!chromiumAvailable()) {
+    record({ section, figure: 'first render of the queue', value: null, unit: 'ms', target: 1000, better: 'lower', note: 'skipped: no Chromium at /usr/bin/chromium' });
+    return;
+  }
+  const dir = tempDir('dashboard');
+  try {
+    const migrated = await startGreenlight(dir);
+    await migrated.stop();
+    await seedReviews(path.join(dir, 'greenlight.db'), { count: scale.queueReviews, pendingEvery: 1, now: Date.now() });
+    const server = await startGreenlight(dir, { dashboard: true });
+    try {
+      const ms = await firstQueueRenderMs(server.dashboardUrl as string, scale.dashboardVisits);
+      record({ section, figure: 'first render of the queue (navigation → first entry)', value: ms, unit: 'ms', target: 1000, better: 'lower', note: `median of ${scale.dashboardVisits} cold visit(s)` });
+    } finally {
+      await server.stop();
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const SECTIONS: Record<string, (scale: Scale) => Promise<void>> = {
+  delivery: decisionDelivery,
+  waiters: concurrentWaiters,
+  throughput: createThroughput,
+  reads: readsAtScale,
+  dashboard,
+};
+
+function printTable(): void {
+  const rows = figures.map((f) => {
+    const ratio = ratioOf(f);
+    const verdict = meets(f);
+    return [
+      f.section,
+      f.figure,
+      f.value === null ? 'n/a' : `${round(f.value)} ${f.unit}`,
+      f.target === null ? '' : `${f.better === 'lower' ? '≤' : '≥'} ${f.target} ${f.unit}`,
+      ratio === null ? '' : ratio.toFixed(2),
+      verdict === null ? '' : verdict ? 'yes' : 'NO',
+    ];
+  });
+  const header = ['section', 'figure', 'value', 'target', 'ratio', 'meets'];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells: string[]): string => `| ${cells.map((c, i) => c.padEnd(widths[i])).join(' | ')} |`;
+  console.log(`\n${line(header)}\n|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
+  for (const row of rows) console.log(line(row));
+}
+
+async function main(): Promise<void> {
+  const args = process.argv.slice(2);
+  const quick = args.includes('--quick');
+  const outIndex = args.indexOf('--out');
+  const out = outIndex >= 0 ? path.resolve(args[outIndex + 1]) : path.resolve(__dirname, '..', '..', 'bench', quick ? 'results.quick.json' : 'results.json');
+  const scale = quick ? QUICK : FULL;
+  const started = performance.now();
+  console.log(`Greenlight benchmark${quick ? ' (quick)' : ''}: ${os.cpus().length} cores, Node ${process.version}`);
+
+  const onlyIndex = args.indexOf('--only');
+  const only = onlyIndex >= 0 ? args[onlyIndex + 1].split(',') : Object.keys(SECTIONS);
+  for (const name of only) {
+    const section = SECTIONS[name];
+    if (!section) throw new Error(`no section ${name}; the sections are ${Object.keys(SECTIONS).join(', ')}`);
+    await section(scale);
+  }
+
+  printTable();
+  const seconds = (performance.now() - started) / 1000;
+  console.log(`\n${figures.filter((f) => meets(f) === false).length} figure(s) miss their target; ran in ${seconds.toFixed(0)} s`);
+  const results = {
+    date: new Date().toISOString(),
+    quick,
+    machine: { cores: os.cpus().length, cpu: os.cpus()[0]?.model ?? 'unknown', memory_gb: Math.round(os.totalmem() / 2 ** 30), node: process.version },
+    seconds: Math.round(seconds),
+    scale,
+    figures: figures.map((f) => ({ ...f, ratio: ratioOf(f), meets: meets(f) })),
+  };
+  fs.writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
+  console.log(`written to ${path.relative(process.cwd(), out)}`);
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? (error.stack ?? error.message) : error);
+  process.exit(1);
+});

@@ -1,0 +1,81 @@
+import type { QueryInterface } from 'sequelize';
+
+/**
+ * GET /stats must answer in milliseconds with a million reviews stored; aggregating the
+ * reviews table itself reads every row (seconds at that size). Instead the database keeps
+ * running tallies, maintained by triggers in the same transaction as the change they count,
+ * so they can never drift from the rows, whichever code (or person with the sqlite3 shell)
+ * writes them:
+ *
+ * - `review_tallies`: one row per combination of the columns GET /stats groups or filters
+ *   by, with the counts and sums its averages need;
+ * - `decision_days`: decisions per organization, day and outcome, for decisions over time.
+ *
+ * The combinations number in the hundreds, not millions, so GET /stats aggregates those.
+ */
+const DAY_MS = 86_400_000;
+const KEY = ['organization_id', 'task_type', 'framework', 'urgency', 'status'] as const;
+
+/** Columns a change to which moves a review's contribution. */
+const COUNTED = [...KEY, 'confidence_score', 'created_at', 'decided_at'];
+
+type Row = 'NEW' | 'OLD';
+
+const sameKey = (row: Row): string => KEY.map((column) => `${column} IS ${row}.${column}`).join(' AND ');
+const sameDay = (row: Row): string => `organization_id IS ${row}.organization_id AND day = ${row}.decided_at / ${DAY_MS} AND status = ${row}.status`;
+
+function tallyChange(row: Row, sign: '+' | '-'): string {
+  return `UPDATE review_tallies
+             SET reviews = reviews ${sign} 1,
+                 confidence_sum = confidence_sum ${sign} COALESCE(${row}.confidence_score, 0),
+                 confidence_count = confidence_count ${sign} (${row}.confidence_score IS NOT NULL),
+                 decided = decided ${sign} (${row}.decided_at IS NOT NULL),
+                 decision_ms_sum = decision_ms_sum ${sign} COALESCE(${row}.decided_at - ${row}.created_at, 0)
+           WHERE ${sameKey(row)};
+          UPDATE decision_days SET decisions = decisions ${sign} 1 WHERE ${row}.decided_at IS NOT NULL AND ${sameDay(row)};`;
+}
+
+/** Adds a review's contribution, creating its tally rows the first time their combination appears. */
+function add(row: Row): string {
+  return `INSERT INTO review_tallies (${KEY.join(', ')})
+            SELECT ${KEY.map((column) => `${row}.${column}`).join(', ')}
+             WHERE NOT EXISTS (SELECT 1 FROM review_tallies WHERE ${sameKey(row)});
+          INSERT INTO decision_days (organization_id, day, status)
+            SELECT ${row}.organization_id, ${row}.decided_at / ${DAY_MS}, ${row}.status
+             WHERE ${row}.decided_at IS NOT NULL AND NOT EXISTS (SELECT 1 FROM decision_days WHERE ${sameDay(row)});
+          ${tallyChange(row, '+')}`;
+}
+
+const subtract = (row: Row): string => tallyChange(row, '-');
+
+export async function up({ context: queryInterface }: { context: QueryInterface }): Promise<void> {
+  const run = (sql: string) => queryInterface.sequelize.query(sql);
+  await run(`CREATE TABLE review_tallies (
+               organization_id INTEGER, task_type VARCHAR(255) NOT NULL, framework VARCHAR(255), urgency VARCHAR(16) NOT NULL,
+               status VARCHAR(16) NOT NULL, reviews INTEGER NOT NULL DEFAULT 0, confidence_sum DOUBLE PRECISION NOT NULL DEFAULT 0,
+               confidence_count INTEGER NOT NULL DEFAULT 0, decided INTEGER NOT NULL DEFAULT 0, decision_ms_sum BIGINT NOT NULL DEFAULT 0)`);
+  await run(`CREATE INDEX review_tallies_key ON review_tallies (${KEY.join(', ')})`);
+  await run(`CREATE TABLE decision_days (
+               organization_id INTEGER, day INTEGER NOT NULL, status VARCHAR(16) NOT NULL, decisions INTEGER NOT NULL DEFAULT 0)`);
+  await run('CREATE INDEX decision_days_key ON decision_days (day, organization_id, status)');
+
+  await run(`INSERT INTO review_tallies (${KEY.join(', ')}, reviews, confidence_sum, confidence_count, decided, decision_ms_sum)
+             SELECT ${KEY.join(', ')}, COUNT(*), COALESCE(SUM(confidence_score), 0), COUNT(confidence_score), COUNT(decided_at),
+                    COALESCE(SUM(decided_at - created_at), 0)
+               FROM reviews GROUP BY ${KEY.join(', ')}`);
+  await run(`INSERT INTO decision_days (organization_id, day, status, decisions)
+             SELECT organization_id, decided_at / ${DAY_MS}, status, COUNT(*) FROM reviews WHERE decided_at IS NOT NULL
+              GROUP BY organization_id, decided_at / ${DAY_MS}, status`);
+
+  await run(`CREATE TRIGGER reviews_tally_insert AFTER INSERT ON reviews BEGIN ${add('NEW')} END`);
+  await run(`CREATE TRIGGER reviews_tally_update AFTER UPDATE OF ${COUNTED.join(', ')} ON reviews BEGIN ${subtract('OLD')} ${add('NEW')} END`);
+  await run(`CREATE TRIGGER reviews_tally_delete AFTER DELETE ON reviews BEGIN ${subtract('OLD')} END`);
+}
+
+export async function down({ context: queryInterface }: { context: QueryInterface }): Promise<void> {
+  for (const trigger of ['reviews_tally_delete', 'reviews_tally_update', 'reviews_tally_insert']) {
+    await queryInterface.sequelize.query(`DROP TRIGGER ${trigger}`);
+  }
+  await queryInterface.dropTable('decision_days');
+  await queryInterface.dropTable('review_tallies');
+}

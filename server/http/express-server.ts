@@ -1,0 +1,24 @@
+import http from 'node:http';
+import type { Express } from 'express';
+
+/**
+ * An HTTP server for an Express app whose requests and responses are born with the app's
+ * prototypes.
+ *
+ * Express switches each incoming request and response to its own prototypes with
+ * `Object.setPrototypeOf`. V8 gives an object whose prototype was switched a hidden class of
+ * its own, so every property Express and Node add afterwards builds a fresh map and
+ * descriptor array — about 2 KB per open request, 20 MB for 10,000 agents holding a blocking
+ * create. Constructing them from subclasses whose prototypes Express then uses as its own
+ * makes the switch a no-op, and every request shares one shape again.
+ */
+export function httpServerFor(app: Express): http.Server {
+  const express = app as unknown as { request: object; response: object };
+  class AppRequest extends http.IncomingMessage {}
+  class AppResponse extends http.ServerResponse {}
+  Object.setPrototypeOf(AppRequest.prototype, express.request);
+  Object.setPrototypeOf(AppResponse.prototype, express.response);
+  express.request = AppRequest.prototype;
+  express.response = AppResponse.prototype;
+  return http.createServer({ IncomingMessage: AppRequest, ServerResponse: AppResponse }, app);
+}

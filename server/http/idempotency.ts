@@ -1,0 +1,21 @@
+import { createHash } from 'node:crypto';
+import type { Request, Response } from 'express';
+import type { IdempotencyClaim } from '../domain/records';
+import { callerScope } from './auth';
+
+/** JSON with every object's keys in order: the same body sent with its fields reordered is the same request. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([name, member]) => `${JSON.stringify(name)}:${canonicalJson(member)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/** The request's `Idempotency-Key` (its form checked by the OpenAPI validator), as this caller used it with this body. */
+export function idempotencyClaimOf(req: Request, res: Response): IdempotencyClaim | undefined {
+  const key = req.get('idempotency-key');
+  if (key === undefined) return undefined;
+  return { scope: callerScope(res), key, requestHash: createHash('sha256').update(canonicalJson(req.body)).digest('hex') };
+}

@@ -1,0 +1,96 @@
+import type { Request, RequestHandler } from 'express';
+import { isLoopback } from '../config/settings';
+import { sendProblem } from './problems';
+
+/**
+ * Defences of a server that every web page the reviewer opens can send requests to. A page
+ * cannot read the answers of another origin, but it can make the browser send simple
+ * requests (form posts) anywhere, and it can point a domain of its own at 127.0.0.1 (DNS
+ * rebinding) to become "same-origin" with this server.
+ */
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** `127.0.0.1:8000` → `127.0.0.1`, `[::1]:8000` → `[::1]`; '' when it is no host at all. */
+function hostnameOf(hostHeader: string): string {
+  const match = /^(\[[0-9a-f:.]*\]|[^:[\]]*)(?::\d{0,5})?$/i.exec(hostHeader.trim());
+  return match ? match[1].toLowerCase() : '';
+}
+
+function originHostname(origin: string): string {
+  try {
+    return new URL(origin).hostname;
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * For a server bound to loopback: answers only requests whose `Host` names this machine. A
+ * rebinding page's requests reach 127.0.0.1 but still carry the page's own domain there.
+ */
+export function loopbackHostsOnly(): RequestHandler {
+  return (req, res, next) => {
+    const host = req.headers.host ?? '';
+    if (isLoopback(hostnameOf(host))) return next();
+    sendProblem(res, 403, `this server answers only requests addressed to localhost, 127.0.0.1 or [::1], not to ${JSON.stringify(host)}`);
+  };
+}
+
+/**
+ * Refuses state changes a browser says come from another site (`Sec-Fetch-Site`), and — on a
+ * loopback-only server, where every legitimate page is a local one — those whose `Origin` is
+ * not local. Agents and scripts send neither header and are not affected.
+ */
+export function refuseCrossSiteWrites(options: { loopbackOnly: boolean }): RequestHandler {
+  return (req, res, next) => {
+    if (SAFE_METHODS.has(req.method)) return next();
+    const origin = req.get('origin');
+    const foreignOrigin = options.loopbackOnly && origin !== undefined && !isLoopback(originHostname(origin));
+    if (req.get('sec-fetch-site') !== 'cross-site' && !foreignOrigin) return next();
+    sendProblem(res, 403, `requests that change data are not accepted from another site${origin ? ` (${origin})` : ''}`);
+  };
+}
+
+function hasBody(req: Request): boolean {
+  return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+}
+
+function mediaType(req: Request): string {
+  return (req.get('content-type') ?? '').split(';')[0].trim().toLowerCase();
+}
+
+/**
+ * State changes take `application/json`, and uploads (where `acceptsMultipart` says so)
+ * `multipart/form-data`: never a urlencoded or text/plain form, which any page can post.
+ * A POST must say so even without a body, so an empty cross-site form post is refused too.
+ */
+export function requireJsonBodies(acceptsMultipart: (req: Request) => boolean): RequestHandler {
+  return (req, res, next) => {
+    if (SAFE_METHODS.has(req.method) || (req.method === 'DELETE' && !hasBody(req))) return next();
+    const type = mediaType(req);
+    const multipart = acceptsMultipart(req);
+    if (type === 'application/json' || (multipart && type === 'multipart/form-data')) return next();
+    const expected = multipart ? 'multipart/form-data' : 'application/json';
+    sendProblem(res, 415, `send the request body as ${expected}, not ${type || 'without a Content-Type'}`);
+  };
+}
+
+/**
+ * Headers every API answer carries. The API serves data, never pages to frame or scripts to
+ * run (the documentation pages and attachments set their own policy); answers about reviews
+ * are not to be kept in shared or browser caches.
+ */
+export function securityHeaders(): RequestHandler {
+  return (_req, res, next) => {
+    res.set({
+      'Content-Security-Policy': "default-src 'none'; frame-ancestors 'none'",
+      'X-Content-Type-Options': 'nosniff',
+      'X-Frame-Options': 'DENY',
+      'Referrer-Policy': 'no-referrer',
+      'Cross-Origin-Resource-Policy': 'same-site',
+      'Cache-Control': 'no-store',
+    });
+    next();
+  };
+}

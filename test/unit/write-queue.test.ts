@@ -1,0 +1,108 @@
+import path from 'node:path';
+import { QueryTypes, type Transaction } from 'sequelize';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type Database, openDatabase } from '../../server/db/connection';
+import { openSqlite } from '../support/sqlite';
+import { makeTempDir } from '../support/temp';
+
+let temp: ReturnType<typeof makeTempDir>;
+let file: string;
+let db: Database;
+
+beforeEach(async () => {
+  temp = makeTempDir('greenlight-writes-');
+  file = path.join(temp.dir, 'writes.db');
+  db = openDatabase(file);
+  await db.sequelize.query('CREATE TABLE entries (id INTEGER PRIMARY KEY, label TEXT NOT NULL UNIQUE)');
+});
+afterEach(async () => {
+  await db.close();
+  temp.remove();
+});
+
+/** A write that stores `label` and answers the id it got. */
+const insert = (label: string) => async (transaction: Transaction) =>
+  (await db.sequelize.query('INSERT INTO entries (label) VALUES (?)', { replacements: [label], type: QueryTypes.INSERT, transaction }))[0];
+
+const labels = (count: number) => Array.from({ length: count }, (_, i) => `entry ${i}`);
+
+/** Another process's view of the file: committed rows only. */
+async function readCommitted(sql: string): Promise<Array<Record<string, unknown>>> {
+  const reader = await openSqlite(file, { readOnly: true });
+  try {
+    return await reader.all(sql);
+  } finally {
+    await reader.close();
+  }
+}
+
+describe('Database.write', () => {
+  it('stores 200 parallel writes durably, each answered with its own result, in a few shared commits', async () => {
+    const transactions = new Set<Transaction>();
+    db.sequelize.addHook('beforeQuery', (options) => {
+      if (options.transaction) transactions.add(options.transaction);
+    });
+
+    const ids = await Promise.all(labels(200).map((label) => db.write(insert(label))));
+    await db.close();
+    db = openDatabase(file);
+
+    const stored = await db.sequelize.query<{ id: number; label: string }>('SELECT id, label FROM entries ORDER BY id', { type: QueryTypes.SELECT });
+    expect(stored).toEqual(labels(200).map((label, i) => ({ id: ids[i], label })));
+    expect(transactions.size).toBeGreaterThan(0);
+    // The first write commits alone (nothing else is queued yet); the rest share commits of up to 64.
+    expect(transactions.size).toBeLessThanOrEqual(1 + Math.ceil(199 / 64));
+  });
+
+  it('rolls back only the write that fails in a shared commit, and rejects only its caller', async () => {
+    await db.write(insert('taken'));
+    let holding!: () => void;
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (holding = resolve));
+    // Keeps the queue busy while the writes below arrive, so they share the next commit.
+    const holder = db.write(() => {
+      holding();
+      return new Promise<void>((resolve) => (release = resolve));
+    });
+    await held;
+    const changedMind = new Error('changed my mind');
+    const writes = [
+      db.write(insert('first')),
+      db.write(insert('taken')),
+      db.write(async (transaction) => {
+        await insert('doomed')(transaction);
+        throw changedMind;
+      }),
+      db.write(insert('last')),
+    ];
+    release();
+    await holder;
+    const [first, duplicate, thrown, last] = await Promise.allSettled(writes);
+
+    expect(first.status).toBe('fulfilled');
+    expect(duplicate).toMatchObject({ status: 'rejected', reason: { name: 'SequelizeUniqueConstraintError' } });
+    expect(thrown).toEqual({ status: 'rejected', reason: changedMind });
+    expect(last.status).toBe('fulfilled');
+    expect((await readCommitted('SELECT label FROM entries ORDER BY id')).map((row) => row.label)).toEqual(['taken', 'first', 'last']);
+  });
+
+  it('answers a write only once another connection can read what it wrote', async () => {
+    const seen = await Promise.all(
+      labels(20).map(async (label) => {
+        const id = await db.write(insert(label));
+        return (await readCommitted(`SELECT label FROM entries WHERE id = ${id}`))[0]?.label;
+      }),
+    );
+    expect(seen).toEqual(labels(20));
+  });
+
+  it('finishes the writes still queued when closed, and they are stored', async () => {
+    const writes = labels(100).map((label) => db.write(insert(label)));
+    await db.close();
+
+    const outcomes = await Promise.allSettled(writes);
+    db = openDatabase(file);
+    expect(outcomes.filter((outcome) => outcome.status === 'rejected')).toEqual([]);
+    expect(await readCommitted('SELECT COUNT(*) AS count FROM entries')).toEqual([{ count: 100 }]);
+  });
+});
