@@ -47,6 +47,7 @@ describe('the review policy in the dashboard', () => {
     await expect.poll(() => details.textContent()).toContain('dana@example.com (team finance)');
     expect(await details.textContent()).toContain('rule refunds-to-dana');
     expect(await details.textContent()).toMatch(/Expires(59m|1h 0m) left/);
+    expect(await details.textContent()).toContain('Confidencenot given');
     await page.screenshot({ path: path.join(SCREENSHOTS, 'policy.png') });
 
     await page.getByRole('checkbox', { name: 'Mine' }).uncheck();
