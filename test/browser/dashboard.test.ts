@@ -2,10 +2,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { UNDO_WINDOW_MS } from '../../renderer/src/stores/undo-window';
 import { launchChromium } from '../support/browser';
 import { type RunningCli, startWithDashboard, stopProgram } from '../support/cli';
 import { attach, onePagePdf, seedSampleReviews } from '../support/seed';
 import { gradientPng } from '../support/png';
+import { call } from '../support/server';
 import { makeTempDir } from '../support/temp';
 
 /** Where the screenshots the README shows are written. */
@@ -106,7 +108,7 @@ describe('the reviewer dashboard', () => {
     await page.context().close();
   });
 
-  it('rejects with the keyboard: select, r, Enter', async () => {
+  it('rejects with the keyboard: select, r, Enter, then a reason and Enter', async () => {
     const page = await openDashboard();
     const agent = agentWaitsFor({ task_type: 'ui-reject', proposed_action: 'Delete the staging database', urgency: 'critical' });
     const id = await idOf('ui-reject');
@@ -116,9 +118,50 @@ describe('the reviewer dashboard', () => {
     await page.keyboard.press('r');
     await expect.poll(() => page.locator('.armed-hint').textContent()).toBe(`Press Enter to reject review #${id}, Esc to cancel.`);
     await page.keyboard.press('Enter');
+    const reason = page.getByLabel('Reason for the agent');
+    await expect.poll(() => reason.evaluate((field) => field === document.activeElement)).toBe(true);
+    await page.keyboard.type('Staging holds the only copy of the audit logs.');
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'reject-reason.png') });
+    await page.keyboard.press('Enter');
 
     const answer = await agent;
-    expect(answer.body).toMatchObject({ status: 'rejected', decision: { decision_type: 'reject' } });
+    expect(answer.body).toMatchObject({ status: 'rejected', decision: { decision_type: 'reject', notes: 'Staging holds the only copy of the audit logs.' } });
+    await page.context().close();
+  });
+
+  it('asks for a reason to reject: Esc cancels, Enter on an empty reason rejects without one, typed notes skip the question', async () => {
+    const withoutReason = agentWaitsFor({ task_type: 'ui-reject-skip', proposed_action: 'Disable the WAF for an hour (reject-prompt)', urgency: 'high' });
+    const withNotes = agentWaitsFor({ task_type: 'ui-reject-notes', proposed_action: 'Open port 22 to the world (reject-prompt)', urgency: 'high' });
+    const skipId = await idOf('ui-reject-skip');
+    const notesId = await idOf('ui-reject-notes');
+    const page = await queueOf('reject-prompt', 2);
+    const dialog = page.getByRole('dialog', { name: `Reject review #${skipId}` });
+
+    const reason = page.getByLabel('Reason for the agent');
+    const askForReason = async (): Promise<void> => {
+      await page.keyboard.press('r');
+      await expect.poll(() => page.locator('.armed-hint').textContent()).toBe(`Press Enter to reject review #${skipId}, Esc to cancel.`);
+      await page.keyboard.press('Enter');
+      await expect.poll(() => reason.evaluate((field) => field === document.activeElement)).toBe(true);
+    };
+    await page.locator(`#review-${skipId}`).click();
+    await askForReason();
+    await page.keyboard.press('Escape');
+    await expect.poll(() => dialog.isVisible()).toBe(false);
+    expect(await page.locator(`#review-${skipId}`).getAttribute('aria-selected')).toBe('true');
+    expect(await page.locator('.toast').count()).toBe(0);
+
+    await askForReason();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.locator(`#review-${skipId}`).count()).toBe(0);
+
+    await page.locator(`#review-${notesId}`).click();
+    await page.locator(`#notes-${notesId}`).fill('Use the bastion host.');
+    await page.getByRole('button', { name: /^Reject/ }).click();
+    expect(await page.getByRole('dialog').count()).toBe(0);
+
+    expect((await withoutReason).body).toMatchObject({ status: 'rejected', decision: { notes: null } });
+    expect((await withNotes).body).toMatchObject({ status: 'rejected', decision: { notes: 'Use the bastion host.' } });
     await page.context().close();
   });
 
@@ -150,9 +193,9 @@ describe('the reviewer dashboard', () => {
     await post('/reviews', { task_type: 'ui-filter', proposed_action: 'Rotate the signing key of service beta', urgency: 'high', framework: 'filterwork' });
     const page = await openDashboard();
 
-    await page.getByLabel('Urgency').selectOption('low');
+    await page.getByRole('combobox', { name: /^Urgency/ }).selectOption('low');
     await expect.poll(async () => [...new Set(await page.locator('.queue-item .urgency').allTextContents())]).toEqual(['low']);
-    await page.getByLabel('Urgency').selectOption('');
+    await page.getByRole('combobox', { name: /^Urgency/ }).selectOption('');
 
     await page.getByLabel('Search in actions').fill('signing key');
     await expect.poll(() => page.locator('.queue-item .action').allTextContents()).toEqual([
@@ -184,6 +227,7 @@ describe('the reviewer dashboard', () => {
     await expect.poll(() => image.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(120);
     await expect.poll(() => page.locator('.attachment[data-kind="text"] pre').textContent()).toBe('line one\nline two\n');
     await expect.poll(() => page.locator('.attachment[data-kind="pdf"] iframe').getAttribute('src')).toMatch(/^blob:/);
+    expect(await page.locator('.attachment[data-kind="image"] figcaption').textContent()).toContain('The receipt');
     await page.context().close();
   });
 
@@ -200,8 +244,9 @@ describe('the reviewer dashboard', () => {
 
     await slow.getByRole('button', { name: /^Approve/ }).click();
 
+    // The decision is sent once its undo window has passed.
     const outcome = slow.locator('.outcome');
-    await expect.poll(() => outcome.locator('h3').textContent()).toBe('Already decided: bo@example.com rejected it before your decision arrived.');
+    await expect.poll(() => outcome.locator('h3').textContent(), { timeout: UNDO_WINDOW_MS + 8_000 }).toBe('Already decided: bo@example.com rejected it before your decision arrived.');
     expect(await outcome.textContent()).toContain('Not without a ticket.');
     expect(await slow.locator('.message[role="alert"]').count()).toBe(0);
     await slow.context().close();
@@ -292,8 +337,11 @@ describe('the reviewer dashboard', () => {
 
       await page.locator(`#review-${ids[0]}`).click();
       await expect.poll(() => page.locator('.attachment img').evaluate((img: HTMLImageElement) => img.naturalWidth)).toBeGreaterThan(0);
+      // The attachments card, captions included, just above the decision bar.
       await page.locator('.detail-pane').evaluate((pane) => {
-        pane.scrollTop = (pane.querySelector('#attachments-heading') as HTMLElement).offsetTop - 380;
+        const card = pane.querySelector('#attachments-heading')!.closest('.card')!;
+        const bar = pane.querySelector('.decision-bar')!;
+        pane.scrollTop += card.getBoundingClientRect().bottom - bar.getBoundingClientRect().top + 16;
       });
       await page.screenshot({ path: path.join(SCREENSHOTS, 'detail.png') });
 
@@ -305,6 +353,293 @@ describe('the reviewer dashboard', () => {
     } finally {
       await stopProgram(fresh);
     }
+  });
+});
+
+type Box = { x: number; y: number; width: number; height: number };
+const overlap = (a: Box, b: Box): boolean => a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+
+async function reviewStatusOnServer(id: number): Promise<string> {
+  return ((await (await fetch(`${api}/reviews/${id}`)).json()) as { status: string }).status;
+}
+
+/** Opens the dashboard with only the reviews whose action contains `token` in the queue. */
+async function queueOf(token: string, count: number, viewport: { width?: number; height?: number } = {}): Promise<Page> {
+  const page = await openDashboard(viewport);
+  await page.getByLabel('Search in actions').fill(token);
+  await expect.poll(() => page.locator('.filter-chips .chip').allTextContents()).toEqual([`Search: “${token}”`]);
+  await expect.poll(() => page.locator('.queue-item').count()).toBe(count);
+  return page;
+}
+
+describe('decisions held for a few seconds, with Undo', () => {
+  it.each([
+    [1280, 800],
+    [360, 740],
+  ])('the toast covers no part of the decision bar or its hint in a %i px wide window', async (width, height) => {
+    const token = `toast-${width}-px`;
+    const first = await post('/reviews', { task_type: 'ui-toast', proposed_action: `Close ticket 1 (${token})`, urgency: 'low' });
+    const second = await post('/reviews', { task_type: 'ui-toast', proposed_action: `Close ticket 2 (${token})`, urgency: 'low' });
+    const page = await queueOf(token, 2, { width, height });
+    await page.locator(`#review-${first.id}`).click();
+    await page.keyboard.press('Enter');
+    await page.getByRole('button', { name: /^Approve/ }).click();
+
+    const toast = page.locator('.toast', { hasText: `review #${first.id}` });
+    await expect.poll(() => toast.isVisible()).toBe(true);
+    await expect.poll(() => page.locator('.detail-head h2').textContent()).toContain(`#${second.id}`);
+    await page.keyboard.press('a');
+    await expect.poll(() => page.locator('.armed-hint').isVisible()).toBe(true);
+    const toastBox = (await toast.boundingBox())!;
+    for (const part of ['.decision-bar', '.decision-actions', '.armed-hint']) {
+      expect(overlap(toastBox, (await page.locator(part).boundingBox())!), `the toast covers ${part}`).toBe(false);
+    }
+    await page.screenshot({ path: path.join(SCREENSHOTS, width < 900 ? 'undo-toast-narrow.png' : 'undo-toast.png') });
+    await toast.getByRole('button', { name: 'Undo' }).click();
+    await page.context().close();
+  });
+
+  it('Undo within the window sends nothing and puts the review back in the queue, selected', async () => {
+    const token = 'undo-keeps-it-pending';
+    const kept = await post('/reviews', { task_type: 'ui-undo', proposed_action: `Reset the password of user 12 (${token})`, urgency: 'high' });
+    const agent = agentWaitsFor({ task_type: 'ui-undo', proposed_action: `Reset the password of user 13 (${token})`, urgency: 'high' });
+    const page = await queueOf(token, 2);
+    await page.locator(`#review-${kept.id}`).click();
+    await page.getByRole('button', { name: /^Approve/ }).click();
+
+    const toast = page.locator('.toast', { hasText: `review #${kept.id}` });
+    await expect.poll(() => toast.textContent()).toMatch(new RegExp(`^Approving review #${kept.id} \\(ui-undo\\)`));
+    await expect.poll(() => page.locator(`#review-${kept.id}`).count()).toBe(0);
+    await page.keyboard.press('u');
+    await expect.poll(() => page.locator(`#review-${kept.id}`).getAttribute('aria-selected')).toBe('true');
+    expect(await toast.textContent()).toBe(`Undone: review #${kept.id} (ui-undo) is back in the queue`);
+
+    // A decision taken now is sent after the undone one would have been: once its agent has
+    // the answer, the undone decision's moment has certainly passed.
+    await page.locator('.queue-item', { hasText: 'user 13' }).click();
+    await page.getByRole('button', { name: /^Approve/ }).click();
+    expect((await agent).body.status).toBe('approved');
+    expect(await reviewStatusOnServer(kept.id)).toBe('pending');
+    expect(await page.locator(`#review-${kept.id}`).count()).toBe(1);
+    await page.context().close();
+  });
+
+  it('sends a held decision at once when the page is left', async () => {
+    const agent = agentWaitsFor({ task_type: 'ui-leave', proposed_action: 'Extend the trial of tenant 31 (leaving-page)', urgency: 'medium' });
+    const id = await idOf('ui-leave');
+    const page = await queueOf('leaving-page', 1);
+    await page.getByLabel('Reviewer').fill('lee@example.com');
+    await page.getByLabel('Reviewer').press('Tab');
+    await page.locator(`#review-${id}`).click();
+    await page.locator(`#notes-${id}`).fill('Two more weeks.');
+    await page.getByRole('button', { name: /^Approve/ }).click();
+    await expect.poll(() => page.locator('.toast', { hasText: `Approving review #${id}` }).count()).toBe(1);
+
+    await page.reload();
+
+    await expect.poll(() => reviewStatusOnServer(id)).toBe('approved');
+    expect((await agent).body.decision).toMatchObject({ decision_type: 'approve', reviewer_name: 'lee@example.com', notes: 'Two more weeks.' });
+    await page.context().close();
+  });
+
+  it('drops a held decision when another reviewer decides first, and shows what stands', async () => {
+    const review = await post('/reviews', { task_type: 'ui-held-race', proposed_action: 'Unlock account 88 (held-race)', urgency: 'high' });
+    const page = await queueOf('held-race', 1);
+    await page.locator(`#review-${review.id}`).click();
+    await page.getByRole('button', { name: /^Approve/ }).click();
+    await expect.poll(() => page.locator('.toast', { hasText: `Approving review #${review.id}` }).count()).toBe(1);
+
+    await post(`/reviews/${review.id}/decide`, { decision_type: 'reject', reviewer_name: 'bo@example.com', notes: 'Fraud suspected.' });
+
+    await expect.poll(() => page.locator('.outcome h3').textContent()).toBe('Already decided: bo@example.com rejected it before your decision arrived.');
+    expect(await page.locator('.toast', { hasText: `review #${review.id}` }).count()).toBe(0);
+    expect(((await (await fetch(`${api}/reviews/${review.id}`)).json()) as { decision: { notes: string } }).decision.notes).toBe('Fraud suspected.');
+    await page.context().close();
+  });
+});
+
+/** "24 Nov 2026, 14:03": the one way the dashboard writes a moment. */
+const DATE_TIME = /^\d{1,2} [A-Z][a-z]{2} \d{4}, \d{2}:\d{2}$/;
+
+describe('dates and decided reviews', () => {
+  it('writes every date one way, and a decided review says when it was decided, not how long it waits', async () => {
+    const review = await post('/reviews', { task_type: 'ui-dates', proposed_action: 'Archive project Zeta (dates-everywhere)', urgency: 'low' });
+    const page = await queueOf('dates-everywhere', 1);
+    const row = page.locator(`#review-${review.id}`);
+    expect(await row.locator('.age').getAttribute('title')).toMatch(/^Requested \d/);
+    const requested = (await row.locator('.age').getAttribute('title'))!.replace('Requested ', '');
+    await row.click();
+    const facts = page.locator('.facts time');
+    await expect.poll(() => facts.first().textContent()).toBe(requested);
+    expect(await page.locator('.timeline time').first().textContent()).toBe(requested);
+    expect(requested).toMatch(DATE_TIME);
+    expect(await page.locator('.detail-head .age').textContent()).toMatch(/^waiting \d+s$/);
+
+    await post(`/reviews/${review.id}/decide`, { decision_type: 'approve', reviewer_name: 'kim@example.com' });
+    await expect.poll(() => page.locator('.outcome time').textContent()).toMatch(DATE_TIME);
+    const decided = await page.locator('.outcome time').textContent();
+    expect(await page.locator('.detail-head .age').textContent()).toMatch(new RegExp(`^decided ${decided} after \\d+s$`));
+
+    await page.getByRole('link', { name: 'History' }).click();
+    const historyRow = page.locator('.history tbody tr', { hasText: `ui-dates #${review.id}` });
+    await expect.poll(() => historyRow.locator('td').first().textContent()).toBe(decided);
+    await historyRow.getByRole('button').click();
+    await expect.poll(() => page.locator('.detail-head .age').textContent()).toMatch(new RegExp(`^decided ${decided} after \\d+s$`));
+    expect(await page.locator('.timeline time').allTextContents()).toEqual([requested, decided]);
+    await page.context().close();
+  });
+});
+
+describe('queue filters', () => {
+  it('shows active filters as chips, clears them, counts pending reviews per urgency, and says what an empty filter hides', async () => {
+    const fresh = await separateGreenlight();
+    try {
+      const create = async (urgency: string, task_type: string, proposed_action: string) =>
+        (await call(fresh.url, 'POST', '/reviews', { task_type, proposed_action, urgency })).body as { id: number };
+      const critical = await create('critical', 'deploy', 'Deploy hotfix 7 to production');
+      await create('high', 'refund', 'Refund invoice 1042');
+      await create('low', 'refund', 'Refund invoice 1043');
+      await create('low', 'email', 'Send the weekly digest');
+      const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
+      await page.goto(fresh.dashboardUrl!);
+      const counts = () => page.locator('.urgency-counts button').allTextContents();
+      const chips = () => page.locator('.filter-chips .chip').allTextContents();
+      await expect.poll(counts).toEqual(['critical 1', 'high 1', 'medium 0', 'low 2']);
+      expect(await chips()).toEqual([]);
+
+      await page.getByRole('button', { name: 'Show critical' }).click();
+      await expect.poll(chips).toEqual(['Urgency: critical']);
+      await expect.poll(() => page.locator('.queue-item').count()).toBe(1);
+
+      await call(fresh.url, 'POST', `/reviews/${critical.id}/decide`, { decision_type: 'approve', reviewer_name: 'sam@example.com' });
+      await expect.poll(() => page.locator('.queue-pane .empty').textContent()).toBe('No critical reviews pending3 others are pending.Clear filters');
+      expect(await counts()).toEqual(['critical 0', 'high 1', 'medium 0', 'low 2']);
+      await page.locator('.queue-pane .empty').getByRole('button', { name: 'Clear filters' }).click();
+      await expect.poll(() => page.locator('.queue-item').count()).toBe(3);
+      expect(await chips()).toEqual([]);
+
+      await page.getByLabel('Search in actions').fill('invoice');
+      await page.getByRole('combobox', { name: /^Task type/ }).selectOption('refund');
+      await expect.poll(chips).toEqual(['Task type: refund', 'Search: “invoice”']);
+      await page.getByRole('button', { name: 'Remove the filter Search: “invoice”' }).click();
+      await expect.poll(chips).toEqual(['Task type: refund']);
+      expect(await page.getByLabel('Search in actions').inputValue()).toBe('');
+      await page.getByRole('combobox', { name: /^Status/ }).selectOption('approved');
+      await expect.poll(chips).toEqual(['Status: approved', 'Task type: refund']);
+      await page.getByRole('button', { name: 'Clear all' }).click();
+      await expect.poll(chips).toEqual([]);
+      expect(await page.getByRole('combobox', { name: /^Status/ }).inputValue()).toBe('pending');
+      await expect.poll(() => page.locator('.queue-item').count()).toBe(3);
+
+      await page.locator('.urgency-counts').getByRole('button', { name: 'low 2' }).click();
+      await expect.poll(chips).toEqual(['Urgency: low']);
+      await expect.poll(() => page.locator('.queue-item').count()).toBe(2);
+      await page.context().close();
+    } finally {
+      await stopProgram(fresh);
+    }
+  });
+});
+
+/** What the API says is pending, to compare with what the dashboard shows. */
+async function pendingOnServer(): Promise<{ all: number; critical: number }> {
+  const count = async (query: string) => ((await (await fetch(`${api}/reviews?status=pending&page_size=1${query}`)).json()) as { total: number }).total;
+  return { all: await count(''), critical: await count('&urgency=critical') };
+}
+
+/** The counts the dashboard shows: the header's pending badge and the critical banner (0 when hidden). */
+async function pendingShown(page: Page): Promise<{ all: number; critical: number }> {
+  const banner = page.locator('.critical-banner');
+  const critical = (await banner.count()) === 0 ? 0 : Number((await banner.textContent())?.match(/(\d+) critical/)?.[1]);
+  return { all: Number(await page.locator('.nav .count').textContent()), critical };
+}
+
+describe('live updates around (re)connecting', () => {
+  it('shows a critical review created while the live stream was still opening, and counts it', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    let openStream!: () => void;
+    const streamMayOpen = new Promise<void>((resolve) => (openStream = resolve));
+    await page.route('**/api/events', async (route) => {
+      await streamMayOpen;
+      await route.continue();
+    });
+    const queueRead = page.waitForResponse((response) => /\/api\/reviews\?.*sort=priority/.test(response.url()));
+    await page.goto(dashboard);
+    await queueRead;
+    const before = await pendingOnServer();
+    await expect.poll(() => pendingShown(page)).toEqual(before);
+
+    const review = await post('/reviews', { task_type: 'ui-gap', proposed_action: 'Fail over the primary database', urgency: 'critical' });
+    openStream();
+
+    await expect.poll(() => page.locator(`#review-${review.id}`).count()).toBe(1);
+    await expect.poll(() => pendingShown(page)).toEqual({ all: before.all + 1, critical: before.critical + 1 });
+    expect(await page.locator('.live').textContent()).toBe('Live');
+    await context.close();
+  });
+
+  it('shows a review created while the stream was reconnecting', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    let streams = 0;
+    let reconnecting!: () => void;
+    const reconnectAsked = new Promise<void>((resolve) => (reconnecting = resolve));
+    let letReconnect!: () => void;
+    const reconnectMayOpen = new Promise<void>((resolve) => (letReconnect = resolve));
+    await page.route('**/api/events', async (route) => {
+      streams += 1;
+      // The first stream opens and ends at once, as when a proxy drops an idle connection.
+      if (streams === 1) return route.fulfill({ status: 200, headers: { 'content-type': 'text/event-stream' }, body: ': connected\n\n' });
+      if (streams === 2) {
+        reconnecting();
+        await reconnectMayOpen;
+      }
+      await route.continue();
+    });
+    await page.goto(dashboard);
+    await reconnectAsked;
+    await expect.poll(() => page.locator('.live').textContent()).toBe('Reconnecting…');
+    const before = await pendingOnServer();
+    await expect.poll(() => pendingShown(page)).toEqual(before);
+
+    const review = await post('/reviews', { task_type: 'ui-reconnect', proposed_action: 'Purge the CDN cache', urgency: 'critical' });
+    letReconnect();
+
+    await expect.poll(() => page.locator('.live').textContent()).toBe('Live');
+    await expect.poll(() => page.locator(`#review-${review.id}`).count()).toBe(1);
+    await expect.poll(() => pendingShown(page)).toEqual({ all: before.all + 1, critical: before.critical + 1 });
+    await context.close();
+  });
+
+  it('loses no review created while the dashboard was re-reading after connecting', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    // The reads reach the server at once, but their answers are held back: the server answered
+    // before the review below existed, and the page learns of it first from the live stream.
+    const answered: string[] = [];
+    let release!: () => void;
+    const answersMayGo = new Promise<void>((resolve) => (release = resolve));
+    await page.route(/\/api\/(reviews\?|stats)/, async (route) => {
+      const response = await route.fetch();
+      answered.push(route.request().url());
+      await answersMayGo;
+      await route.fulfill({ response });
+    });
+    const before = await pendingOnServer();
+    await page.goto(dashboard);
+    await expect.poll(() => page.locator('.live').textContent()).toBe('Live');
+    await expect.poll(() => answered.some((url) => url.includes('sort=priority')) && answered.some((url) => url.includes('urgency=critical'))).toBe(true);
+
+    const review = await post('/reviews', { task_type: 'ui-during-read', proposed_action: 'Revoke every session of tenant 4', urgency: 'critical' });
+    await expect.poll(() => page.locator('.critical-banner').count()).toBe(1);
+    release();
+
+    await expect.poll(() => page.locator(`#review-${review.id}`).count()).toBe(1);
+    await expect.poll(() => pendingShown(page)).toEqual({ all: before.all + 1, critical: before.critical + 1 });
+    // Reads the page still makes (live counts) must not reach a handler whose context is gone.
+    await page.unrouteAll({ behavior: 'ignoreErrors' });
+    await context.close();
   });
 });
 

@@ -18,7 +18,7 @@ export type {
   Urgency,
 } from '../../../server/domain/records';
 
-export type { EventType, ServiceEvents } from '../../../server/domain/events';
+export type { EventType, EventPayloads as ServiceEvents } from '../../../server/domain/events';
 
 export const URGENCY_ORDER = ['critical', 'high', 'medium', 'low'] as const;
 export const STATUSES = ['pending', 'approved', 'rejected', 'modified'] as const;

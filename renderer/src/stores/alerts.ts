@@ -1,6 +1,5 @@
 import { defineStore } from 'pinia';
 import { ref } from 'vue';
-import { useApi } from '../api';
 import type { ReviewRecord, ServiceEvents } from '../api/types';
 import { desktopBridge } from '../desktop';
 
@@ -10,27 +9,15 @@ function currentPermission(): Permission {
   return typeof Notification === 'undefined' || desktopBridge() ? 'unsupported' : Notification.permission;
 }
 
-function decidedByRuleOnArrival(review: ReviewRecord): boolean {
-  return review.routing_rule !== null && review.decision?.reviewer_name === `rule:${review.routing_rule}`;
-}
-
 /**
- * Critical-urgency reviews: how many wait, and a browser notification for each new one while
- * the dashboard is in a hidden tab — only once the person has allowed notifications.
+ * A browser notification for each new critical review while the dashboard is in a hidden
+ * tab — only once the person has allowed notifications. (How many wait is the pending
+ * counts' business.)
  */
 export const useAlertsStore = defineStore('alerts', () => {
-  const criticalPending = ref(0);
   const permission = ref<Permission>(currentPermission());
   /** The review a notification click asked to open. */
   const requestedReview = ref<number | null>(null);
-
-  async function refresh(): Promise<void> {
-    try {
-      criticalPending.value = (await useApi().listReviews({ status: 'pending', urgency: 'critical', page_size: 1 })).total;
-    } catch {
-      // The queue reports connection problems; the banner just keeps its last count.
-    }
-  }
 
   async function askPermission(): Promise<void> {
     if (permission.value === 'unsupported') return;
@@ -55,14 +42,8 @@ export const useAlertsStore = defineStore('alerts', () => {
   function applyEvent<K extends keyof ServiceEvents>(type: K, payload: ServiceEvents[K]): void {
     const review = payload as ReviewRecord;
     // A routing rule's automatic decision arrives with the review: nobody needs alerting.
-    if (review.urgency !== 'critical' || decidedByRuleOnArrival(review)) return;
-    if (type === 'review.created') {
-      criticalPending.value += 1;
-      notify(review);
-    } else if (type === 'review.decided') {
-      criticalPending.value = Math.max(0, criticalPending.value - 1);
-    }
+    if (type === 'review.created' && review.urgency === 'critical' && review.status === 'pending') notify(review);
   }
 
-  return { criticalPending, permission, requestedReview, refresh, askPermission, applyEvent };
+  return { permission, requestedReview, askPermission, applyEvent };
 });

@@ -5,6 +5,7 @@ import { useApi } from '../api';
 import type { EventType, ServiceEvents } from '../api/types';
 import { useAlertsStore } from './alerts';
 import { useHistoryStore } from './history';
+import { usePendingCountsStore } from './pending-counts';
 import { useQueueStore } from './queue';
 import { useReviewDetailsStore } from './review-details';
 import { useSessionStore } from './session';
@@ -13,10 +14,18 @@ import { useStatisticsStore } from './statistics';
 export type LiveStatus = 'offline' | 'connecting' | 'live' | 'reconnecting';
 
 const MAX_BACKOFF_MS = 10_000;
+/**
+ * How long the lists wait for the stream before they are read without it: a proxy that holds
+ * the stream back must not leave the reviewer looking at an empty page.
+ */
+const READ_WITHOUT_STREAM_AFTER_MS = 2_000;
 
 /**
- * The dashboard's one connection to `GET /events`. Every event goes to every store; after a
- * reconnect the lists are re-read, since events missed meanwhile are not replayed.
+ * The dashboard's one connection to `GET /events`, and what the dashboard shows is read
+ * through it. Events are not replayed, so every time the stream opens — the first time too —
+ * the lists and counts are read again: a review created or decided before the stream was
+ * listening is then in the answer, and one that happens later arrives as an event. If the
+ * stream cannot open, the lists are read once without it, so the page is not empty.
  */
 export const useLiveStore = defineStore('live', () => {
   const status = ref<LiveStatus>('offline');
@@ -26,28 +35,38 @@ export const useLiveStore = defineStore('live', () => {
     useQueueStore().applyEvent(type, payload);
     useHistoryStore().applyEvent(type, payload);
     useReviewDetailsStore().applyEvent(type, payload);
+    usePendingCountsStore().applyEvent(type, payload);
     useStatisticsStore().invalidate();
     useAlertsStore().applyEvent(type, payload);
   }
 
-  function catchUp(): void {
+  function readEverything(): void {
     void useQueueStore().load();
-    void useAlertsStore().refresh();
+    void usePendingCountsStore().refresh();
+    void useStatisticsStore().load();
     const history = useHistoryStore();
-    if (history.reviews.length > 0) void history.load();
-    useStatisticsStore().invalidate();
+    if (history.pagesLoaded > 0) void history.load();
   }
 
   async function run(signal: AbortSignal): Promise<void> {
     let attempt = 0;
+    let shown = false;
+    const showWithoutStream = (): void => {
+      if (shown || signal.aborted) return;
+      shown = true;
+      readEverything();
+    };
     while (!signal.aborted) {
       status.value = attempt === 0 ? 'connecting' : 'reconnecting';
+      const slowOpen = shown ? undefined : setTimeout(showWithoutStream, READ_WITHOUT_STREAM_AFTER_MS);
       try {
         await useApi().streamEvents(
           {
             onOpen: () => {
+              clearTimeout(slowOpen);
               status.value = 'live';
-              if (attempt > 0) catchUp();
+              shown = true;
+              readEverything();
               attempt = 0;
             },
             onEvent: dispatch,
@@ -55,11 +74,13 @@ export const useLiveStore = defineStore('live', () => {
           signal,
         );
       } catch (failure) {
+        clearTimeout(slowOpen);
         if (signal.aborted) break;
         if (failure instanceof UnauthorizedError) {
           useSessionStore().refused(failure.keySent);
           break;
         }
+        showWithoutStream();
       }
       if (signal.aborted) break;
       attempt += 1;
@@ -71,9 +92,10 @@ export const useLiveStore = defineStore('live', () => {
   }
 
   /**
-   * (Re)connects with the session's current key. A connection still in flight is dropped, not
-   * kept: it may have been opened with a key the reviewer has since replaced, and its 401 would
-   * then end the loop while the new key goes unused.
+   * (Re)connects with the session's current key, and reads everything again once connected.
+   * A connection still in flight is dropped, not kept: it may have been opened with a key the
+   * reviewer has since replaced, and its 401 would then end the loop while the new key goes
+   * unused.
    */
   function start(): void {
     controller?.abort();

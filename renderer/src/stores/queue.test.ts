@@ -26,6 +26,10 @@ async function create(body: Partial<ReviewRecord> & { task_type: string }): Prom
   return (await response.json()) as ReviewRecord;
 }
 
+async function statusOf(id: number): Promise<ReviewRecord['status']> {
+  return ((await (await fetch(`${server.url}/reviews/${id}`)).json()) as ReviewRecord).status;
+}
+
 describe('useQueueStore', () => {
   it('loads pending reviews most urgent first, oldest first within an urgency', async () => {
     const low = await create({ task_type: 'order-test', urgency: 'low' });
@@ -75,7 +79,7 @@ describe('useQueueStore', () => {
     expect(queue.selectedOutcome).toMatchObject({ kind: 'decided-elsewhere', decision: { reviewer_name: 'bo' } });
   });
 
-  it('decides optimistically: the review leaves at once, the next is selected, the decision is recorded', async () => {
+  it('decides at once for the reviewer: the review leaves, the next is selected; the decision is sent after the undo window', async () => {
     const queue = useQueueStore();
     const first = await create({ task_type: 'decide-test', urgency: 'high' });
     const second = await create({ task_type: 'decide-test', urgency: 'low' });
@@ -83,14 +87,68 @@ describe('useQueueStore', () => {
     queue.select(first.id);
 
     const deciding = queue.decide(first.id, { decision_type: 'approve', reviewer_name: 'dana' });
-    expect(queue.reviews.map((r) => r.id)).toEqual([second.id]);
+    expect(queue.shown.map((r) => r.id)).toEqual([second.id]);
+    expect(queue.shownTotal).toBe(1);
     expect(queue.selectedId).toBe(second.id);
+    expect(queue.held.map((d) => d.review.id)).toEqual([first.id]);
+    expect(await statusOf(first.id)).toBe('pending');
     await deciding;
 
     expect(queue.outcomes[first.id].outcome).toMatchObject({ kind: 'decided', decision: { decision_type: 'approve', reviewer_name: 'dana' } });
     expect(queue.notice).toBe(`Approved review #${first.id} (decide-test)`);
-    const stored = (await (await fetch(`${server.url}/reviews/${first.id}`)).json()) as ReviewRecord;
-    expect(stored.status).toBe('approved');
+    expect(await statusOf(first.id)).toBe('approved');
+    expect(queue.held).toEqual([]);
+  });
+
+  it('undoes a held decision: nothing is sent, and the review is back in its place, selected', async () => {
+    const queue = useQueueStore();
+    const first = await create({ task_type: 'undo-test', urgency: 'high' });
+    const second = await create({ task_type: 'undo-test', urgency: 'low' });
+    await queue.setFilters({ status: 'pending', task_type: 'undo-test' });
+
+    const undone = queue.decide(first.id, { decision_type: 'reject' });
+    queue.undo();
+    await undone;
+    expect(queue.shown.map((r) => r.id)).toEqual([first.id, second.id]);
+    expect(queue.selectedId).toBe(first.id);
+    expect(queue.notice).toBe(`Undone: review #${first.id} (undo-test) is back in the queue`);
+
+    // Held after the undone one, so sent after its moment had passed.
+    await queue.decide(second.id, { decision_type: 'approve' });
+    expect(await statusOf(second.id)).toBe('approved');
+    expect(await statusOf(first.id)).toBe('pending');
+  });
+
+  it('sends nothing when another reviewer decides a held review, and shows their decision as the one that stands', async () => {
+    const queue = useQueueStore();
+    const review = await create({ task_type: 'held-race-test' });
+    await queue.setFilters({ status: 'pending', task_type: 'held-race-test' });
+    const held = queue.decide(review.id, { decision_type: 'approve' });
+    const theirs = await fetch(`${server.url}/reviews/${review.id}/decide`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ decision_type: 'reject', reviewer_name: 'bo' }),
+    });
+
+    queue.applyEvent('review.decided', { ...review, status: 'rejected', decision: await theirs.json() });
+    await held;
+
+    expect(queue.held).toEqual([]);
+    expect(queue.selectedOutcome).toMatchObject({ kind: 'lost-race', decision: { decision_type: 'reject', reviewer_name: 'bo' } });
+  });
+
+  it('sends every held decision at once when the page goes away', async () => {
+    const queue = useQueueStore();
+    const first = await create({ task_type: 'leaving-test' });
+    const second = await create({ task_type: 'leaving-test' });
+    await queue.setFilters({ status: 'pending', task_type: 'leaving-test' });
+    void queue.decide(first.id, { decision_type: 'approve', reviewer_name: 'dana' });
+    void queue.decide(second.id, { decision_type: 'reject', reviewer_name: 'dana' });
+
+    queue.sendHeldNow();
+
+    expect(queue.held).toEqual([]);
+    await expect.poll(() => Promise.all([statusOf(first.id), statusOf(second.id)])).toEqual(['approved', 'rejected']);
   });
 
   it('shows a lost race as the decision that stands, not as an error', async () => {
@@ -117,9 +175,23 @@ describe('useQueueStore', () => {
 
     await expect(queue.decide(review.id, { decision_type: 'modify', modified_action: '   ' })).rejects.toThrow();
 
-    expect(queue.reviews.map((r) => r.id)).toEqual([review.id]);
-    expect(queue.total).toBe(1);
+    expect(queue.shown.map((r) => r.id)).toEqual([review.id]);
+    expect(queue.shownTotal).toBe(1);
     expect(queue.error).toBe('modified_action is required (non-empty) when decision_type is modify');
+  });
+
+  it('keeps the selected review across a filter change that still lists it', async () => {
+    const queue = useQueueStore();
+    await create({ task_type: 'keep-test', urgency: 'critical', proposed_action: 'first' });
+    const looked = await create({ task_type: 'keep-test', urgency: 'low', proposed_action: 'looked at' });
+    await queue.setFilters({ status: 'pending', task_type: 'keep-test' });
+    queue.select(looked.id);
+
+    await queue.setFilters({ status: 'pending', task_type: 'keep-test', q: 't' });
+    expect(queue.shown.map((r) => r.id)).toHaveLength(2);
+    expect(queue.selectedId).toBe(looked.id);
+    await queue.setFilters({ status: 'pending', task_type: 'keep-test', urgency: 'critical' });
+    expect(queue.selectedId).toBe(queue.shown[0].id);
   });
 
   it('moves the selection with j and k bounds', async () => {

@@ -2,13 +2,17 @@ import { defineStore } from 'pinia';
 import { computed, ref } from 'vue';
 import { AlreadyDecidedError } from '../api/client';
 import { useApi } from '../api';
-import type { DecisionInput, DecisionRecord, ReviewFilters, ReviewRecord, ServiceEvents } from '../api/types';
-import { matchesFilters, placeInOrder } from './review-list';
+import type { DecisionInput, DecisionRecord, DecisionType, ReviewFilters, ReviewRecord, ServiceEvents } from '../api/types';
 import { explainFailure } from './failures';
+import { pagedReviews } from './paged-reviews';
+import { matchesFilters, placeInOrder } from './review-list';
+import { UNDO_WINDOW_MS } from './undo-window';
 
 const PAGE_SIZE = 100;
 
 export type QueueFilters = Omit<ReviewFilters, 'decided'>;
+
+export const DEFAULT_FILTERS: QueueFilters = { status: 'pending' };
 
 /** What became of a review the reviewer acted on, shown in place of the decision buttons. */
 export type Outcome =
@@ -16,74 +20,89 @@ export type Outcome =
   | { kind: 'lost-race'; decision: DecisionRecord }
   | { kind: 'decided-elsewhere'; decision: DecisionRecord };
 
+/** A decision taken here that the server has not answered yet: held for Undo, then being sent. */
+export interface UnsentDecision {
+  review: ReviewRecord;
+  input: DecisionInput;
+  /** When the hold ends and the decision is sent (ms since the epoch). */
+  sendsAt: number;
+  sending: boolean;
+}
+
+const PRESENT_PARTICIPLE: Record<DecisionType, string> = { approve: 'Approving', reject: 'Rejecting', modify: 'Approving with changes' };
+const PAST_TENSE: Record<DecisionType, string> = { approve: 'Approved', reject: 'Rejected', modify: 'Approved with changes' };
+
+/** "Approving review #12 (refund)": how the toasts and announcements name a decision. */
+export function describeDecision(decision: DecisionType, review: ReviewRecord, tense: 'held' | 'sent'): string {
+  return `${(tense === 'held' ? PRESENT_PARTICIPLE : PAST_TENSE)[decision]} review #${review.id} (${review.task_type})`;
+}
+
 /**
  * The reviewer's queue: pending reviews (or another status, by filter), most urgent and
  * oldest first, loaded a page at a time and kept current by live events.
  */
 export const useQueueStore = defineStore('queue', () => {
-  const reviews = ref<ReviewRecord[]>([]);
-  const total = ref(0);
-  const filters = ref<QueueFilters>({ status: 'pending' });
-  const pagesLoaded = ref(0);
-  const loading = ref(false);
-  const error = ref<string | null>(null);
+  const filters = ref<QueueFilters>({ ...DEFAULT_FILTERS });
+  const order = computed(() => (filters.value.status === 'pending' ? 'priority' : 'newest'));
+  const list = pagedReviews({
+    read: (page) => useApi().listReviews({ ...filters.value, sort: order.value, page, page_size: PAGE_SIZE }),
+    apply,
+  });
+  const { reviews, total, loading, error, hasMore } = list;
+  const loaded = computed(() => list.pagesLoaded.value > 0);
   const selectedId = ref<number | null>(null);
   /** Reviews the reviewer was looking at when they were decided, by id. */
   const outcomes = ref<Record<number, { review: ReviewRecord; outcome: Outcome }>>({});
-  const deciding = ref<Record<number, boolean>>({});
-  /** A short confirmation of the last decision, announced to screen readers too. */
+  /** By review id. Their reviews stay in `reviews` (the server still has them pending) but are not shown. */
+  const unsent = ref<Record<number, UnsentDecision>>({});
+  const holds = new Map<number, { timer: ReturnType<typeof setTimeout>; end: () => void }>();
+  /** A short confirmation of the last decision sent or undone. */
   const notice = ref<string | null>(null);
+  /** What a screen reader is told: every hold, confirmation and undo. */
+  const announcement = ref('');
 
-  const order = computed(() => (filters.value.status === 'pending' ? 'priority' : 'newest'));
-  const hasMore = computed(() => reviews.value.length < total.value);
+  const shown = computed(() => reviews.value.filter((r) => !unsent.value[r.id]));
+  /** Matching reviews, less those this reviewer has decided and the server not yet heard of. */
+  const shownTotal = computed(() => total.value - (reviews.value.length - shown.value.length));
+  const held = computed(() =>
+    Object.values(unsent.value)
+      .filter((decision) => !decision.sending)
+      .sort((a, b) => a.sendsAt - b.sendsAt),
+  );
+  const filtersActive = computed(() => JSON.stringify(filters.value) !== JSON.stringify(DEFAULT_FILTERS));
   const selected = computed<ReviewRecord | null>(
-    () => reviews.value.find((r) => r.id === selectedId.value) ?? outcomes.value[selectedId.value ?? -1]?.review ?? null,
+    () => shown.value.find((r) => r.id === selectedId.value) ?? outcomes.value[selectedId.value ?? -1]?.review ?? null,
   );
   const selectedOutcome = computed(() => outcomes.value[selectedId.value ?? -1]?.outcome ?? null);
 
-  let generation = 0;
-  /** Events that arrive while the first page loads, applied again once it has replaced the list. */
-  let arrivedDuringLoad: Array<[keyof ServiceEvents, unknown]> | null = null;
-
-  function report(failure: unknown): void {
-    error.value = explainFailure(failure);
+  function say(message: string, visible: boolean): void {
+    announcement.value = message;
+    if (visible) notice.value = message;
   }
 
-  async function fetchPage(page: number): Promise<void> {
-    const current = ++generation;
-    loading.value = true;
-    if (page === 1) arrivedDuringLoad = [];
-    try {
-      const result = await useApi().listReviews({ ...filters.value, sort: order.value, page, page_size: PAGE_SIZE });
-      if (current !== generation) return;
-      const known = new Set(page === 1 ? [] : reviews.value.map((r) => r.id));
-      reviews.value = page === 1 ? result.reviews : [...reviews.value, ...result.reviews.filter((r) => !known.has(r.id))];
-      total.value = result.total;
-      pagesLoaded.value = page;
-      error.value = null;
-      const missed = arrivedDuringLoad ?? [];
-      arrivedDuringLoad = null;
-      for (const [type, payload] of missed) apply(type, payload as never);
-      if (selectedId.value === null && reviews.value.length > 0) selectedId.value = reviews.value[0].id;
-    } catch (failure) {
-      if (current === generation) report(failure);
-    } finally {
-      if (current === generation) loading.value = false;
-    }
+  /** The reviewer stays on the review they look at while it is listed (or shows its outcome). */
+  function keepSelectionOrFirst(): void {
+    const id = selectedId.value;
+    if (id !== null && (shown.value.some((r) => r.id === id) || outcomes.value[id])) return;
+    selectedId.value = shown.value[0]?.id ?? null;
   }
 
-  const load = (): Promise<void> => fetchPage(1);
+  async function load(): Promise<void> {
+    await list.load();
+    keepSelectionOrFirst();
+  }
 
   async function loadMore(): Promise<void> {
-    if (loading.value || !hasMore.value) return;
-    await fetchPage(pagesLoaded.value + 1);
+    await list.loadMore();
+    keepSelectionOrFirst();
   }
 
   async function setFilters(next: QueueFilters): Promise<void> {
     filters.value = { ...next };
-    selectedId.value = null;
     await load();
   }
+
+  const clearFilters = (): Promise<void> => setFilters(DEFAULT_FILTERS);
 
   function select(id: number | null): void {
     selectedId.value = id;
@@ -91,28 +110,24 @@ export const useQueueStore = defineStore('queue', () => {
 
   /** Shows one review (a notification was clicked), clearing filters that would hide it. */
   async function reveal(id: number): Promise<void> {
-    if (!reviews.value.some((r) => r.id === id) && (Object.keys(filters.value).length > 1 || filters.value.status !== 'pending')) {
-      await setFilters({ status: 'pending' });
-    }
+    if (!shown.value.some((r) => r.id === id) && filtersActive.value) await clearFilters();
     selectedId.value = id;
   }
 
   function move(step: 1 | -1): void {
-    const list = reviews.value;
-    if (list.length === 0) return;
-    const index = list.findIndex((r) => r.id === selectedId.value);
-    const next = index < 0 ? 0 : Math.min(list.length - 1, Math.max(0, index + step));
-    selectedId.value = list[next].id;
-    if (step === 1 && next >= list.length - 5) void loadMore();
+    const visible = shown.value;
+    if (visible.length === 0) return;
+    const index = visible.findIndex((r) => r.id === selectedId.value);
+    const next = index < 0 ? 0 : Math.min(visible.length - 1, Math.max(0, index + step));
+    selectedId.value = visible[next].id;
+    if (step === 1 && next >= visible.length - 5) void loadMore();
   }
 
-  function remove(id: number): number {
+  function remove(id: number): void {
     const index = reviews.value.findIndex((r) => r.id === id);
-    if (index >= 0) {
-      reviews.value.splice(index, 1);
-      total.value = Math.max(0, total.value - 1);
-    }
-    return index;
+    if (index < 0) return;
+    reviews.value.splice(index, 1);
+    total.value = Math.max(0, total.value - 1);
   }
 
   function receiveCreated(review: ReviewRecord): void {
@@ -123,16 +138,14 @@ export const useQueueStore = defineStore('queue', () => {
   }
 
   function receiveDecided(review: ReviewRecord): void {
-    const index = reviews.value.findIndex((r) => r.id === review.id);
-    const wasShown = index >= 0;
-    if (wasShown && !deciding.value[review.id]) {
+    if (holds.has(review.id)) return loseHeldRace(review);
+    if (reviews.value.some((r) => r.id === review.id)) {
       // Decided by someone else while the reviewer may be looking at it.
-      if (selectedId.value === review.id) {
+      if (selectedId.value === review.id && !unsent.value[review.id]) {
         outcomes.value[review.id] = { review, outcome: { kind: 'decided-elsewhere', decision: review.decision! } };
       }
       remove(review.id);
-    }
-    if (!wasShown && matchesFilters(review, filters.value)) {
+    } else if (matchesFilters(review, filters.value)) {
       placeInOrder(reviews.value, review, order.value, hasMore.value);
       total.value += 1;
     }
@@ -143,85 +156,138 @@ export const useQueueStore = defineStore('queue', () => {
     if (type === 'review.decided') receiveDecided(payload as ReviewRecord);
   }
 
-  /** Applies a live event; the same events arrive for every reviewer's dashboard. */
-  function applyEvent<K extends keyof ServiceEvents>(type: K, payload: ServiceEvents[K]): void {
-    arrivedDuringLoad?.push([type, payload]);
-    apply(type, payload);
+  /** Ends a hold without sending; returns its decision. */
+  function endHold(id: number): UnsentDecision | undefined {
+    const hold = holds.get(id);
+    const decision = unsent.value[id];
+    if (!hold || !decision) return undefined;
+    clearTimeout(hold.timer);
+    holds.delete(id);
+    delete unsent.value[id];
+    hold.end();
+    return decision;
   }
 
   /**
-   * Decides optimistically: the review leaves the queue at once and the next one is selected;
-   * if the server refuses, it comes back with the reason. A lost race (409) is an outcome,
-   * shown with the decision that stands, not an error.
+   * The reviewer's decision: the review leaves the queue at once and the next one is
+   * selected, but the decision is held for `UNDO_WINDOW_MS` before it is sent. Resolves once
+   * it has been sent, undone or overtaken; rejects when the server refuses it, and the review
+   * comes back with the reason.
    */
-  async function decide(id: number, input: DecisionInput): Promise<void> {
-    const review = reviews.value.find((r) => r.id === id) ?? outcomes.value[id]?.review;
-    if (!review || deciding.value[id]) return;
-    deciding.value[id] = true;
-    const position = reviews.value.indexOf(review);
-    const wasSelected = selectedId.value === id;
-    if (position >= 0) {
-      remove(id);
-      if (wasSelected) selectedId.value = reviews.value[Math.min(position, reviews.value.length - 1)]?.id ?? null;
-    }
+  function decide(id: number, input: DecisionInput): Promise<void> {
+    const visible = shown.value;
+    const index = visible.findIndex((r) => r.id === id);
+    if (index < 0) return Promise.resolve();
+    const review = visible[index];
+    unsent.value[id] = { review, input, sendsAt: Date.now() + UNDO_WINDOW_MS, sending: false };
+    if (selectedId.value === id) selectedId.value = shown.value[Math.min(index, shown.value.length - 1)]?.id ?? null;
+    say(`${describeDecision(input.decision_type, review, 'held')} in ${UNDO_WINDOW_MS / 1000} seconds. Press u to undo.`, false);
+    return new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        holds.delete(id);
+        send(id).then(resolve, reject);
+      }, UNDO_WINDOW_MS);
+      holds.set(id, { timer, end: resolve });
+    });
+  }
+
+  /**
+   * Sends a held decision. A lost race (409) is an outcome, shown with the decision that
+   * stands, not an error.
+   */
+  async function send(id: number): Promise<void> {
+    const { review, input } = unsent.value[id];
+    unsent.value[id].sending = true;
     try {
       const decision = await useApi().decide(id, input);
-      outcomes.value[id] = { review: { ...review, decision, status: statusAfter(decision) }, outcome: { kind: 'decided', decision } };
-      notice.value = `${PAST_TENSE[decision.decision_type]} review #${id} (${review.task_type})`;
+      remove(id);
+      outcomes.value[id] = { review: decidedVersion(review, decision), outcome: { kind: 'decided', decision } };
+      say(describeDecision(decision.decision_type, review, 'sent'), true);
     } catch (failure) {
-      if (failure instanceof AlreadyDecidedError) {
-        outcomes.value[id] = {
-          review: { ...review, decision: failure.decision, status: statusAfter(failure.decision) },
-          outcome: { kind: 'lost-race', decision: failure.decision },
-        };
+      if (!(failure instanceof AlreadyDecidedError)) {
         selectedId.value = id;
-      } else {
-        if (position >= 0) {
-          reviews.value.splice(Math.min(position, reviews.value.length), 0, review);
-          total.value += 1;
-        }
-        selectedId.value = id;
-        report(failure);
+        error.value = explainFailure(failure);
         throw failure;
       }
+      remove(id);
+      outcomes.value[id] = { review: decidedVersion(review, failure.decision), outcome: { kind: 'lost-race', decision: failure.decision } };
+      selectedId.value = id;
     } finally {
-      delete deciding.value[id];
+      delete unsent.value[id];
+    }
+  }
+
+  /** Someone else decided a review whose decision is held here: nothing is sent. */
+  function loseHeldRace(review: ReviewRecord): void {
+    endHold(review.id);
+    remove(review.id);
+    outcomes.value[review.id] = { review, outcome: { kind: 'lost-race', decision: review.decision! } };
+    selectedId.value = review.id;
+  }
+
+  /** Takes back a held decision (the latest one by default): the review is shown again, selected. */
+  function undo(id: number | undefined = held.value.at(-1)?.review.id): void {
+    if (id === undefined) return;
+    const decision = endHold(id);
+    if (!decision) return;
+    selectedId.value = id;
+    say(`Undone: review #${id} (${decision.review.task_type}) is back in the queue`, true);
+  }
+
+  /**
+   * The page is going away: every held decision is sent now, with a request that outlives the
+   * page. Its answer cannot be shown; the decision is then on the server for every dashboard.
+   */
+  function sendHeldNow(): void {
+    for (const { review, input } of held.value) {
+      endHold(review.id);
+      useApi().decideOutlivingPage(review.id, input);
+      remove(review.id);
     }
   }
 
   function dismissOutcome(id: number): void {
     delete outcomes.value[id];
-    if (selectedId.value === id) selectedId.value = reviews.value[0]?.id ?? null;
+    if (selectedId.value === id) selectedId.value = shown.value[0]?.id ?? null;
   }
 
   return {
     reviews,
+    shown,
     total,
+    shownTotal,
     filters,
+    filtersActive,
     loading,
+    loaded,
     error,
     selectedId,
     selected,
     selectedOutcome,
     outcomes,
-    deciding,
+    unsent,
+    held,
     notice,
+    announcement,
     hasMore,
     order,
     load,
     loadMore,
     setFilters,
+    clearFilters,
     select,
     reveal,
     move,
-    applyEvent,
+    /** Applies a live event; the same events arrive for every reviewer's dashboard. */
+    applyEvent: list.applyEvent,
     decide,
+    undo,
+    sendHeldNow,
     dismissOutcome,
   };
 });
 
-const PAST_TENSE = { approve: 'Approved', reject: 'Rejected', modify: 'Approved with changes' } as const;
-
-function statusAfter(decision: DecisionRecord): ReviewRecord['status'] {
-  return ({ approve: 'approved', reject: 'rejected', modify: 'modified' } as const)[decision.decision_type];
+function decidedVersion(review: ReviewRecord, decision: DecisionRecord): ReviewRecord {
+  const status = ({ approve: 'approved', reject: 'rejected', modify: 'modified' } as const)[decision.decision_type];
+  return { ...review, decision, status, decided_at: decision.created_at };
 }

@@ -40,3 +40,8 @@ export function placeInOrder(list: ReviewRecord[], review: ReviewRecord, order: 
   list.splice(index, 0, review);
   return true;
 }
+
+/** A routing rule decided it the moment it arrived: it was never pending, nobody is alerted. */
+export function decidedOnArrival(review: ReviewRecord): boolean {
+  return review.routing_rule !== null && review.decision?.reviewer_name === `rule:${review.routing_rule}`;
+}
