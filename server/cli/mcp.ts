@@ -1,17 +1,20 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { loadConfig } from '../config/load';
-import { apiUrlOf, type Config, isLoopback } from '../config/settings';
+import { apiUrlOf, type Config } from '../config/settings';
 import { createLogger, type Logger } from '../logging';
 import { apiGateway, greenlightAnswers } from '../mcp/api-gateway';
+import { ANONYMOUS_LOCAL } from '../domain/ports';
 import { localGateway, type ReviewGateway } from '../mcp/gateway';
 import { createReviewTools } from '../mcp/tools';
 import { PortInUseError, startServer } from '../runtime';
 import { CliError } from './errors';
-import { runUntilStopped, type Stoppable } from './run-until-stopped';
+import { runUntilStopped, type Stoppable, stopRequested } from './run-until-stopped';
 
 export interface McpOptions {
   config?: string;
   apiUrl?: string;
+  /** Longest a call without a progress token is held, for clients whose timeout is not the SDKs' 60 s. */
+  answerWithin?: number;
 }
 
 /** Long-polls of the remote API stay well inside common proxy idle limits. */
@@ -27,8 +30,11 @@ function remoteGateway(config: Config, apiUrl: string): ReviewGateway {
 
 /**
  * The running API when one answers, so reviews show up live in its dashboard and decisions
- * arrive by push. Otherwise (only for an API on this machine) one started in this process on
- * the configured database, rather than leaving the agent without review.
+ * arrive by push. Otherwise, only when no API was named (`api_url` and `--api-url` empty), one
+ * started in this process on this machine's `api_port` and the configured database, rather
+ * than leaving the agent without review. An API that was named and does not answer is an
+ * error: standing in for it on its port would hide the mistake and split the reviews between
+ * two databases.
  */
 async function connect(config: Config, log: Logger): Promise<{ gateway: ReviewGateway; running: Stoppable[] }> {
   const apiUrl = apiUrlOf(config);
@@ -36,18 +42,19 @@ async function connect(config: Config, log: Logger): Promise<{ gateway: ReviewGa
     log.info(`using the Greenlight API at ${apiUrl}`);
     return { gateway: remoteGateway(config, apiUrl), running: [] };
   }
-  if (!isLoopback(new URL(apiUrl).hostname)) {
-    throw new CliError(`no Greenlight API answers at ${apiUrl} (api_url); start it there, or leave api_url empty to use this machine's`, 1);
+  if (config.api_url) {
+    throw new CliError(
+      `no Greenlight API answers at ${apiUrl} (--api-url / api_url); start it there (greenlight start), or leave api_url empty to let greenlight mcp start one on this machine`,
+      1,
+    );
   }
   try {
-    // Where the agent's reviews are expected: the port of a local api_url, else api_port.
-    const port = config.api_url ? Number(new URL(apiUrl).port || 80) : config.api_port;
-    const server = await startServer({ ...config, api_port: port }, { log });
+    const server = await startServer(config, { log });
     log.warn(
-      `no Greenlight API was running, so this process started one on ${server.url} (database ${server.services.db.file}); ` +
+      `no Greenlight API was running, so this process started one on ${server.url} (database ${server.services.db.location}); ` +
         'it stops when this MCP session ends. Reviewers can open the dashboard with: greenlight start --dashboard-only',
     );
-    return { gateway: localGateway(server.services), running: [server] };
+    return { gateway: localGateway(server.services, ANONYMOUS_LOCAL), running: [server] };
   } catch (error) {
     // Another `greenlight mcp` or `greenlight start` may have taken the port a moment ago.
     if (error instanceof PortInUseError && (await greenlightAnswers(apiUrl))) {
@@ -55,7 +62,7 @@ async function connect(config: Config, log: Logger): Promise<{ gateway: ReviewGa
       return { gateway: remoteGateway(config, apiUrl), running: [] };
     }
     if (error instanceof PortInUseError) {
-      throw new CliError(`${error.message} by something that is not Greenlight; set api_port (or api_url) to where Greenlight should run`, 1);
+      throw new CliError(`${error.message} by something that is not Greenlight; set api_port to where Greenlight should run`, 1);
     }
     throw error;
   }
@@ -68,12 +75,13 @@ async function connect(config: Config, log: Logger): Promise<{ gateway: ReviewGa
 export async function runMcp(options: McpOptions): Promise<void> {
   const { config } = loadConfig({ file: options.config, flags: { api_url: options.apiUrl } });
   const log = createLogger({ stream: process.stderr });
+  // The client ending the session closes our stdin; the tools go first, then the API they use.
+  const stop = stopRequested((stopNow) => process.stdin.once('end', () => stopNow('the MCP client closed the session')));
   const { gateway, running } = await connect(config, log);
 
-  const tools = createReviewTools(gateway, { defaultWaitSeconds: config.blocking_timeout_seconds });
+  const tools = createReviewTools(gateway, { defaultWaitSeconds: config.blocking_timeout_seconds, answerWithinSeconds: options.answerWithin });
   await tools.connect(new StdioServerTransport());
   log.info('MCP server ready on stdio');
 
-  // The client ending the session closes our stdin; the tools go first, then the API they use.
-  await runUntilStopped([tools, ...running], log, (stop) => process.stdin.once('end', () => stop('the MCP client closed the session')));
+  await runUntilStopped([tools, ...running], log, stop);
 }

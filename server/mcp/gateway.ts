@@ -1,4 +1,6 @@
-import type { Services } from '../runtime';
+import type { FeedbackService } from '../domain/feedback';
+import type { Principal } from '../domain/ports';
+import type { ReviewService } from '../domain/reviews';
 import type { FeedbackInput, FeedbackRecord, ReviewFilters, ReviewInput, ReviewPage, ReviewRecord } from '../domain/records';
 
 export type DecisionWait =
@@ -22,23 +24,28 @@ export interface ReviewGateway {
   listPending(filters: Pick<ReviewFilters, 'task_type' | 'urgency' | 'framework'>, page: number, pageSize: number): Promise<ReviewPage>;
 }
 
-/** The gateway over an API in this process: the same services the HTTP routes call. */
-export function localGateway(services: Pick<Services, 'reviews' | 'feedback'>): ReviewGateway {
+/** The gateway over an API in this process, acting for `principal`: the same use cases the HTTP routes call. */
+export function localGateway(services: { reviews: ReviewService; feedback: FeedbackService }, principal: Principal): ReviewGateway {
   const { reviews, feedback } = services;
+  const { scope } = principal;
   return {
-    create: (input) => reviews.create(input),
-    get: (reviewId) => reviews.get(reviewId),
+    async create(input) {
+      const outcome = await reviews.submitReview(principal, input);
+      if (outcome.kind !== 'stored') throw new Error(`a review submitted without waiting came back ${outcome.kind}`);
+      return outcome.review;
+    },
+    get: (reviewId) => reviews.get(scope, reviewId),
     async waitForDecision(reviewId, timeoutMs, signal) {
       // The same room as the API's blocking creates and long-polls: every wait holds memory until its decision.
       if (reviews.waitingRoomFull()) {
         return { kind: 'unavailable', reason: 'Greenlight already holds max_waiting_requests waiting requests' };
       }
-      const outcome = await reviews.waitForDecision(reviewId, timeoutMs, signal);
+      const outcome = await reviews.waitForDecision(scope, reviewId, timeoutMs, signal);
       if (outcome.kind === 'decided') return outcome;
       if (outcome.kind === 'shutdown') return { kind: 'unavailable', reason: 'Greenlight is shutting down' };
       return { kind: 'still_pending' };
     },
-    addFeedback: (reviewId, input) => feedback.add(reviewId, input),
-    listPending: (filters, page, pageSize) => reviews.list({ ...filters, status: 'pending' }, page, pageSize, 'priority'),
+    addFeedback: (reviewId, input) => feedback.add(scope, reviewId, input),
+    listPending: (filters, page, pageSize) => reviews.list(scope, { ...filters, status: 'pending' }, page, pageSize, 'priority'),
   };
 }

@@ -1,29 +1,87 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { Principal } from '../domain/ports';
+import type { SessionTransport } from './streamable-http';
 
 export interface McpSessionOptions {
   /** A session no request has touched for this long is closed (clients that never say goodbye). */
   idleMs?: number;
   /** Past this many open sessions a new client gets 503 instead of memory growing without bound. */
   maxSessions?: number;
+  /**
+   * Most open sessions of one caller (an API key, or none, from one address), so that one
+   * client cannot take every session there is.
+   */
+  maxSessionsPerCaller?: number;
   /** Largest JSON-RPC request body read, in bytes. */
   maxBodyBytes?: number;
 }
 
 interface Session {
-  transport: StreamableHTTPServerTransport;
+  caller: string;
+  /** Who opened it: only they may use it. */
+  principalId: string;
+  transport: SessionTransport;
   server: McpServer;
+  /** Open HTTP requests: POSTs being answered and the client's GET stream. */
   inFlight: number;
   /** POSTs not yet answered (tool calls among them); the standalone GET stream is not one. */
   unanswered: Set<Promise<void>>;
+  /** When a request last touched the session, as a count of requests: the least recently used goes first. */
+  lastUsed: number;
   idleTimer?: NodeJS.Timeout;
 }
 
-function sendRpcError(res: ServerResponse, status: number, message: string): void {
+/** Why a request is refused before any session sees it. */
+interface RpcError {
+  status: number;
+  code: number;
+  message: string;
+  id?: string | number | null;
+  retryAfterSeconds?: number;
+}
+
+function sendRpcError(res: ServerResponse, { status, code, message, id = null, retryAfterSeconds }: RpcError): void {
+  if (retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(retryAfterSeconds));
   res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
+  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id }));
+}
+
+const PARSE_ERROR = -32700;
+const SERVER_ERROR = -32000;
+
+type Body = { json: unknown } | RpcError | 'hung up';
+
+/**
+ * Reads a JSON-RPC body of at most `maxBytes`. Read here rather than by the transport, so that
+ * its requests can be checked before the transport routes them (see SessionTransport).
+ */
+function readBody(req: IncomingMessage, maxBytes: number): Promise<Body> {
+  const tooLarge: RpcError = { status: 413, code: SERVER_ERROR, message: `Payload Too Large: Request body must not exceed ${maxBytes} bytes` };
+  if (Number(req.headers['content-length']) > maxBytes) return Promise.resolve(tooLarge);
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const stop = (body: Body): void => {
+      req.off('data', read).off('end', end).off('error', hungUp).off('close', hungUp);
+      resolve(body);
+    };
+    const read = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size > maxBytes) return stop(tooLarge);
+      chunks.push(chunk);
+    };
+    const end = (): void => {
+      try {
+        stop({ json: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
+      } catch {
+        stop({ status: 400, code: PARSE_ERROR, message: 'Parse error: Invalid JSON' });
+      }
+    };
+    const hungUp = (): void => stop('hung up');
+    req.on('data', read).on('end', end).on('error', hungUp).on('close', hungUp);
+  });
 }
 
 /**
@@ -33,35 +91,47 @@ function sendRpcError(res: ServerResponse, status: number, message: string): voi
  */
 export class McpHttpSessions {
   private readonly sessions = new Map<string, Session>();
+  /** Every session by caller, those still being opened included; `held` counts them all. */
+  private readonly byCaller = new Map<string, Set<Session>>();
+  private held = 0;
+  private uses = 0;
   private readonly idleMs: number;
   private readonly maxSessions: number;
+  private readonly maxSessionsPerCaller: number;
   private readonly maxBodyBytes: number;
   private closed = false;
 
-  constructor(private readonly createServer: () => Promise<McpServer>, options: McpSessionOptions = {}) {
+  constructor(private readonly createServer: (principal: Principal) => Promise<McpServer>, options: McpSessionOptions = {}) {
     this.idleMs = options.idleMs ?? 30 * 60_000;
     this.maxSessions = options.maxSessions ?? 1_000;
+    this.maxSessionsPerCaller = options.maxSessionsPerCaller ?? 20;
     this.maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
   }
 
+  /** Sessions a client has opened and not closed. */
   get size(): number {
     return this.sessions.size;
   }
 
-  async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (this.closed) return sendRpcError(res, 503, 'Greenlight is shutting down');
+  /**
+   * Serves one request of `principal`, opening a session for an initialize request. Sessions
+   * are counted per caller: the principal (its API key) from one address.
+   */
+  async handle(req: IncomingMessage, res: ServerResponse, principal: Principal): Promise<void> {
+    if (this.closed) return sendRpcError(res, { status: 503, code: SERVER_ERROR, message: 'Greenlight is shutting down' });
     const sessionId = req.headers['mcp-session-id'];
     if (typeof sessionId === 'string') {
       const session = this.sessions.get(sessionId);
-      if (!session) return sendRpcError(res, 404, 'Session not found: start a new one with an initialize request');
+      // Another caller's session is not found either: its id is not a key to what it holds.
+      if (!session || session.principalId !== principal.id) {
+        return sendRpcError(res, { status: 404, code: SERVER_ERROR, message: 'Session not found: start a new one with an initialize request' });
+      }
       return this.serve(session, req, res);
     }
-    if (req.method !== 'POST') return sendRpcError(res, 400, 'Bad request: no Mcp-Session-Id; start a session with an initialize request');
-    if (this.sessions.size >= this.maxSessions) {
-      res.setHeader('Retry-After', '60');
-      return sendRpcError(res, 503, `too many open MCP sessions (${this.maxSessions}); try again later`);
+    if (req.method !== 'POST') {
+      return sendRpcError(res, { status: 400, code: SERVER_ERROR, message: 'Bad request: no Mcp-Session-Id; start a session with an initialize request' });
     }
-    await this.open(req, res);
+    await this.open(req, res, principal, `${principal.id || 'no key'} from ${req.socket.remoteAddress ?? 'unknown'}`);
   }
 
   /**
@@ -77,42 +147,99 @@ export class McpHttpSessions {
     await Promise.all([...this.sessions.keys()].map((id) => this.close(id)));
   }
 
-  private async open(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  /**
+   * Whether `caller` may open another session. At its limit, its least recently used session
+   * with no request open — a client that went away without DELETE, most likely — is closed to
+   * make room; a client whose every session is in use is refused.
+   */
+  private roomFor(caller: string): RpcError | undefined {
+    if (this.closed) return { status: 503, code: SERVER_ERROR, message: 'Greenlight is shutting down' };
+    if (this.held >= this.maxSessions) {
+      return { status: 503, code: SERVER_ERROR, message: `too many open MCP sessions (${this.maxSessions}); try again later`, retryAfterSeconds: 60 };
+    }
+    const own = this.byCaller.get(caller);
+    if (!own || own.size < this.maxSessionsPerCaller) return undefined;
+    let leastRecentlyUsed: { id: string; lastUsed: number } | undefined;
+    for (const { transport, inFlight, lastUsed } of own) {
+      // A session still being opened has no id yet, and is not idle.
+      const id = transport.sessionId;
+      if (id !== undefined && inFlight === 0 && lastUsed < (leastRecentlyUsed?.lastUsed ?? Infinity)) leastRecentlyUsed = { id, lastUsed };
+    }
+    if (leastRecentlyUsed) {
+      void this.close(leastRecentlyUsed.id);
+      return undefined;
+    }
+    return {
+      status: 429,
+      code: SERVER_ERROR,
+      retryAfterSeconds: 60,
+      message:
+        `too many open MCP sessions from this client (${this.maxSessionsPerCaller}), each with a request in progress; ` +
+        'end the ones you no longer use with DELETE /mcp (their Mcp-Session-Id), or wait for their calls to be answered',
+    };
+  }
+
+  private async open(req: IncomingMessage, res: ServerResponse, principal: Principal, caller: string): Promise<void> {
     // Loaded with the first session rather than at start: most installations never serve MCP
     // over HTTP, and the SDK costs about 16 MB of resident memory.
-    const [{ StreamableHTTPServerTransport }, server] = await Promise.all([import('./streamable-http.js'), this.createServer()]);
+    const [{ SessionTransport }, server] = await Promise.all([import('./streamable-http.js'), this.createServer(principal)]);
+    // Checked and held in one step, so that initialize requests arriving together cannot all pass.
+    const refusal = this.roomFor(caller);
+    if (refusal) {
+      await server.close();
+      return sendRpcError(res, refusal);
+    }
     const session: Session = {
+      caller,
+      principalId: principal.id,
       server,
-      transport: new StreamableHTTPServerTransport({
+      transport: new SessionTransport({
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: (id) => {
           this.sessions.set(id, session);
         },
         onsessionclosed: (id) => void this.close(id),
-        maxRequestBodySize: this.maxBodyBytes,
       }),
       inFlight: 0,
       unanswered: new Set(),
+      lastUsed: ++this.uses,
     };
-    await session.server.connect(session.transport);
-    await this.serve(session, req, res);
-    // Anything but a valid initialize request leaves no session behind.
-    if (session.transport.sessionId === undefined) await session.server.close();
+    this.hold(session);
+    try {
+      await server.connect(session.transport);
+      await this.serve(session, req, res);
+    } finally {
+      // Anything but a valid initialize request leaves no session behind.
+      if (session.transport.sessionId === undefined) {
+        this.release(session);
+        await server.close();
+      }
+    }
   }
 
   private async serve(session: Session, req: IncomingMessage, res: ServerResponse): Promise<void> {
     session.inFlight += 1;
+    session.lastUsed = ++this.uses;
     clearTimeout(session.idleTimer);
+    let admitted: { done(answered: boolean): void } | undefined;
     const answered = new Promise<void>((done) =>
       res.once('close', () => {
         session.inFlight -= 1;
         session.unanswered.delete(answered);
+        admitted?.done(res.statusCode < 300);
         this.armIdleTimer(session);
         done();
       }),
     );
-    if (req.method === 'POST') session.unanswered.add(answered);
-    await session.transport.handleRequest(req, res);
+    if (req.method !== 'POST') return session.transport.handleRequest(req, res);
+    session.unanswered.add(answered);
+    const body = await readBody(req, this.maxBodyBytes);
+    if (body === 'hung up') return;
+    if (!('json' in body)) return sendRpcError(res, body);
+    const admission = session.transport.admit(body.json);
+    if ('code' in admission) return sendRpcError(res, { status: 400, ...admission });
+    admitted = admission;
+    await session.transport.handleRequest(req, res, body.json);
   }
 
   private armIdleTimer(session: Session): void {
@@ -123,10 +250,25 @@ export class McpHttpSessions {
     session.idleTimer.unref();
   }
 
+  private hold(session: Session): void {
+    const own = this.byCaller.get(session.caller) ?? new Set();
+    own.add(session);
+    this.byCaller.set(session.caller, own);
+    this.held += 1;
+  }
+
+  private release(session: Session): void {
+    const own = this.byCaller.get(session.caller);
+    if (!own?.delete(session)) return;
+    this.held -= 1;
+    if (own.size === 0) this.byCaller.delete(session.caller);
+  }
+
   private async close(id: string): Promise<void> {
     const session = this.sessions.get(id);
     if (!session) return;
     this.sessions.delete(id);
+    this.release(session);
     clearTimeout(session.idleTimer);
     await session.server.close();
   }

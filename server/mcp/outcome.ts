@@ -54,6 +54,8 @@ function actionToTake(review: ReviewRecord): string | null {
 export type PendingReason =
   | { kind: 'not_waited' }
   | { kind: 'timed_out'; waitedSeconds: number }
+  /** The wait asked for was longer than the client would hold the call: the agent should wait again. */
+  | { kind: 'answered_early'; waitedSeconds: number }
   | { kind: 'unavailable'; reason: string };
 
 function byWhom(review: ReviewRecord): string {
@@ -66,8 +68,14 @@ function notesLine(review: ReviewRecord): string {
   return notes ? `\nReviewer's notes: ${notes}` : '';
 }
 
-function checkLater(reviewId: number): string {
-  return `Do not carry out the action yet. To wait for the decision, call get_review_decision with {"review_id": ${reviewId}, "wait_seconds": 300}; check_review_status shows where it stands.`;
+function checkLater(reviewId: number, pending: PendingReason): string {
+  const dont = 'Do not carry out the action yet.';
+  const status = 'check_review_status shows where it stands.';
+  if (pending.kind === 'answered_early') {
+    const again = `{"review_id": ${reviewId}, "wait_seconds": ${pending.waitedSeconds}}`;
+    return `${dont} To keep waiting, call get_review_decision with ${again} now, and again each time it answers "pending"; ${status}`;
+  }
+  return `${dont} To wait for the decision, call get_review_decision with {"review_id": ${reviewId}, "wait_seconds": 300}; ${status}`;
 }
 
 /** The text an agent's model reads. The verdict comes first, in the words the tools' descriptions promise. */
@@ -80,7 +88,7 @@ export function describeOutcome(review: ReviewRecord, pending: PendingReason = {
     case 'modified':
       return `modified: use this action instead: ${review.decision?.modified_action ?? ''}\nReview ${review.id} was modified${byWhom(review)}: carry out the action above, not the one you proposed.${notesLine(review)}`;
     case 'pending':
-      return `pending\n${pendingExplanation(review.id, pending)} ${checkLater(review.id)}`;
+      return `pending\n${pendingExplanation(review.id, pending)} ${checkLater(review.id, pending)}`;
   }
 }
 
@@ -90,6 +98,8 @@ function pendingExplanation(reviewId: number, pending: PendingReason): string {
       return `Review ${reviewId} is waiting for a person to decide.`;
     case 'timed_out':
       return `No decision on review ${reviewId} within ${pending.waitedSeconds} s; it stays pending.`;
+    case 'answered_early':
+      return `No decision on review ${reviewId} yet after ${pending.waitedSeconds} s; answering now so that your MCP client does not time out.`;
     case 'unavailable':
       return `Stopped waiting for review ${reviewId} because ${pending.reason}; it stays pending.`;
   }

@@ -1,29 +1,62 @@
+import type { CreateTaskRequestHandlerExtra, ToolTaskHandler } from '@modelcontextprotocol/sdk/experimental/tasks/interfaces.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { AnySchema } from '@modelcontextprotocol/sdk/server/zod-compat.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { CallToolResult, CreateTaskResult, ServerNotification, ServerRequest, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { DECISION_TYPES, type FeedbackRecord, type ReviewInput, type ReviewRecord, REVIEW_STATUSES, URGENCIES } from '../domain/records';
 import { packageVersion } from '../package-info';
 import type { DecisionWait, ReviewGateway } from './gateway';
+import { oneLine } from '../domain/text';
 import { describeOutcome, type PendingReason, reviewOutcome } from './outcome';
+import { CheckedTransport } from './request-checks';
+import { ReviewTasks } from './review-tasks';
+
+/**
+ * How long a waiting call is held for a client that gave no progress token: the MCP SDKs give
+ * up on a request after 60 s unless progress notifications reset their timer (and most
+ * clients keep that default), so the call is answered "pending" a little before.
+ */
+export const ANSWER_WITHIN_SECONDS = 50;
 
 export interface ReviewToolsOptions {
   /** How long a blocking `request_review` waits unless the call says otherwise (`blocking_timeout_seconds`). */
   defaultWaitSeconds: number;
   /** How often a waiting tool reports progress to a client that asked for it. */
   progressIntervalMs?: number;
+  /** Longest a call without a progress token is held before it is answered "pending" (default ANSWER_WITHIN_SECONDS). */
+  answerWithinSeconds?: number;
+  /** How often a client should poll a task (`pollInterval`; default 2 s, which a decision takes at most to reach it). */
+  taskPollIntervalMs?: number;
 }
 
 type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 const MAX_WAIT_SECONDS = 86_400;
 const ID_MAX = 2_147_483_647;
+/** How long the result of a task a client asked for stays available after the task ends. */
+const TASK_RESULT_KEPT_MS = 10 * 60_000;
 
 // The limits mirror the ReviewCreate schema of the REST API (a test compares the two), so a
 // call the tool accepts is one the API accepts.
 const reviewId = z.number().int().min(1).max(ID_MAX).describe('The review_id that request_review returned.');
 const optionalId = (what: string) => z.number().int().min(1).max(ID_MAX).nullable().optional().describe(what);
 const urgency = z.enum(URGENCIES, { error: `urgency must be one of: ${URGENCIES.join(', ')}` });
+const reasoning = () => z.string().max(100_000).nullable().optional();
+const confidence = (name: string) =>
+  z
+    .number()
+    .min(0, { error: `${name} must be between 0.0 and 1.0` })
+    .max(1, { error: `${name} must be between 0.0 and 1.0` })
+    .nullable()
+    .optional();
+
+/**
+ * Names that agents written for the MCP tool of the FastAPI service Greenlight follows send,
+ * for fields of ours: alias → field. They exist in MCP only; the REST API keeps one name each.
+ */
+const ALIASES = { reasoning: 'agent_reasoning', confidence: 'confidence_score' } as const;
 
 const requestReviewInput = z
   .object({
@@ -33,14 +66,10 @@ const requestReviewInput = z
       .min(1)
       .max(100_000)
       .describe('Exactly what you intend to do, complete enough for a person to judge it: the e-mail text, the SQL, the amount and recipient.'),
-    agent_reasoning: z.string().max(100_000).nullable().optional().describe('Why you propose this action and why you ask for review.'),
-    confidence_score: z
-      .number()
-      .min(0, { error: 'confidence_score must be between 0.0 and 1.0' })
-      .max(1, { error: 'confidence_score must be between 0.0 and 1.0' })
-      .nullable()
-      .optional()
-      .describe('Your confidence that the action is right, from 0.0 to 1.0.'),
+    agent_reasoning: reasoning().describe('Why you propose this action and why you ask for review.'),
+    reasoning: reasoning().describe('Another name for agent_reasoning (send one or the other).'),
+    confidence_score: confidence('confidence_score').describe('Your confidence that the action is right, from 0.0 to 1.0.'),
+    confidence: confidence('confidence').describe('Another name for confidence_score (send one or the other).'),
     urgency: urgency.optional().describe('How soon a person should look: low, medium (default), high or critical.'),
     framework: z.string().max(255).nullable().optional().describe('Your agent framework, e.g. "langchain", "claude-code".'),
     metadata: z.record(z.string(), z.unknown()).nullable().optional().describe('Facts that help the reviewer: ids, amounts, links.'),
@@ -58,7 +87,14 @@ const requestReviewInput = z
       .optional()
       .describe('Longest wait for a blocking request, in seconds (default: the server\'s blocking_timeout_seconds).'),
   })
-  .strict();
+  .strict()
+  .superRefine((input, context) => {
+    for (const [alias, field] of Object.entries(ALIASES)) {
+      if (input[alias as keyof typeof ALIASES] !== undefined && input[field] !== undefined) {
+        context.addIssue({ code: 'custom', path: [alias], message: `send ${alias} or ${field}, not both: ${alias} is another name for ${field}` });
+      }
+    }
+  });
 
 const outcomeSchema = z.object({
   review_id: z.number().int(),
@@ -112,16 +148,52 @@ function outcomeResult(review: ReviewRecord, pending?: PendingReason): CallToolR
   return { content: [{ type: 'text', text: describeOutcome(review, pending) }], structuredContent: { ...reviewOutcome(review) } };
 }
 
-/** Leaves out the fields a client sent as undefined, so the stored review has its defaults. */
-function reviewInput(fields: Omit<z.infer<typeof requestReviewInput>, 'blocking' | 'wait_seconds'>): ReviewInput {
-  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as unknown as ReviewInput;
+/**
+ * The review to create: aliases under their own names, and the fields a client left out left
+ * out, so the stored review has its defaults.
+ */
+function reviewInput({ reasoning, confidence, ...fields }: Omit<z.infer<typeof requestReviewInput>, 'blocking' | 'wait_seconds'>): ReviewInput {
+  const named = {
+    ...fields,
+    agent_reasoning: fields.agent_reasoning !== undefined ? fields.agent_reasoning : reasoning,
+    confidence_score: fields.confidence_score !== undefined ? fields.confidence_score : confidence,
+  };
+  return Object.fromEntries(Object.entries(named).filter(([, value]) => value !== undefined)) as unknown as ReviewInput;
+}
+
+function toolError(error: unknown): CallToolResult {
+  return { content: [{ type: 'text', text: error instanceof Error ? error.message : String(error) }], isError: true };
 }
 
 const TEXT_PREVIEW = 200;
 
-function preview(text: string): string {
-  const oneLine = text.replace(/\s+/g, ' ').trim();
-  return oneLine.length > TEXT_PREVIEW ? `${oneLine.slice(0, TEXT_PREVIEW - 1)}…` : oneLine;
+
+/** What a waiting tool starts from: the review, and how long to wait for its decision (0: answer now). */
+interface Wait {
+  review: ReviewRecord;
+  seconds: number;
+}
+
+interface WaitingToolConfig<Input extends z.ZodObject> {
+  title: string;
+  description: string;
+  inputSchema: Input;
+  annotations: ToolAnnotations;
+  begin(args: z.output<Input>): Promise<Wait>;
+}
+
+/**
+ * The MCP server of one session. Requests the SDK would answer with a validation dump are
+ * answered first, with -32602 (see CheckedTransport).
+ */
+class ReviewToolServer extends McpServer {
+  constructor(private readonly toolNames: ReadonlySet<string>, ...args: ConstructorParameters<typeof McpServer>) {
+    super(...args);
+  }
+
+  override async connect(transport: Transport): Promise<void> {
+    await super.connect(new CheckedTransport(transport, this.toolNames));
+  }
 }
 
 /**
@@ -130,94 +202,175 @@ function preview(text: string): string {
  */
 export function createReviewTools(gateway: ReviewGateway, options: ReviewToolsOptions): McpServer {
   const progressIntervalMs = options.progressIntervalMs ?? 10_000;
-  const server = new McpServer(
+  const answerWithinSeconds = options.answerWithinSeconds ?? ANSWER_WITHIN_SECONDS;
+  const taskPollIntervalMs = options.taskPollIntervalMs ?? 2_000;
+  const tasks = new ReviewTasks(TASK_RESULT_KEPT_MS);
+  const toolNames = new Set<string>();
+  const server = new ReviewToolServer(
+    toolNames,
     { name: 'greenlight', title: 'Greenlight human review', version: packageVersion },
     {
       instructions:
         'Greenlight puts a person in the loop. Before an action that is consequential or hard to undo, call request_review and follow its answer: ' +
-        'carry out the action only when it says "approved", carry out the reviewer\'s version when it says "modified", and never when it says "rejected" or "pending".',
+        'carry out the action only when it says "approved", carry out the reviewer\'s version when it says "modified", and never when it says "rejected" or "pending". ' +
+        'On "pending", call get_review_decision with the review_id until it gives the verdict.',
+      taskStore: tasks,
+      capabilities: { tasks: { requests: { tools: { call: {} } }, list: {}, cancel: {} } },
     },
   );
+  server.server.onclose = () => tasks.close();
+
+  /** Records a tool's name for CheckedTransport: the SDK keeps its list of tools to itself. */
+  function named(name: string): string {
+    toolNames.add(name);
+    return name;
+  }
+
+  /** The answer once the wait is over, however it ended. */
+  async function settle(review: ReviewRecord, wait: DecisionWait, timedOut: PendingReason): Promise<CallToolResult> {
+    if (wait.kind === 'decided') return outcomeResult(wait.review);
+    if (wait.kind === 'unavailable') return outcomeResult(review, { kind: 'unavailable', reason: wait.reason });
+    // A decision may have landed as the time ran out; prefer it to "pending".
+    return outcomeResult(await gateway.get(review.id), timedOut);
+  }
 
   /**
-   * Waits for the decision and, when the client gave a progress token, tells it every
-   * `progressIntervalMs` that the wait goes on, so it does not give up on a long human decision.
+   * Waits for the decision while the client holds the call. A client that gave a progress
+   * token hears every `progressIntervalMs` that the wait goes on, so it does not give up on a
+   * long human decision; one that gave none is answered within `answerWithinSeconds`.
    */
-  async function waitWithProgress(review: ReviewRecord, waitSeconds: number, extra: ToolExtra): Promise<CallToolResult> {
+  async function waitWithProgress({ review, seconds }: Wait, extra: ToolExtra): Promise<CallToolResult> {
     const progressToken = extra._meta?.progressToken;
+    const heldSeconds = progressToken === undefined ? Math.min(seconds, answerWithinSeconds) : seconds;
     const started = Date.now();
     const report = (message: string): void => {
       if (progressToken === undefined) return;
       const progress = (Date.now() - started) / 1000;
       extra
-        .sendNotification({ method: 'notifications/progress', params: { progressToken, progress, total: waitSeconds, message } })
+        .sendNotification({ method: 'notifications/progress', params: { progressToken, progress, total: seconds, message } })
         .catch(() => {
           // The client went away; the wait ends through the cancellation signal.
         });
     };
     report(`Review ${review.id} is waiting for a person to decide.`);
     const heartbeat = setInterval(
-      () => report(`Still waiting for a decision on review ${review.id} (${Math.round((Date.now() - started) / 1000)} s of at most ${waitSeconds} s).`),
+      () => report(`Still waiting for a decision on review ${review.id} (${Math.round((Date.now() - started) / 1000)} s of at most ${seconds} s).`),
       progressIntervalMs,
     );
     let wait: DecisionWait;
     try {
-      wait = await gateway.waitForDecision(review.id, waitSeconds * 1000, extra.signal);
+      wait = await gateway.waitForDecision(review.id, heldSeconds * 1000, extra.signal);
     } finally {
       clearInterval(heartbeat);
     }
-    if (wait.kind === 'decided') return outcomeResult(wait.review);
-    if (wait.kind === 'unavailable') return outcomeResult(review, { kind: 'unavailable', reason: wait.reason });
-    // A decision may have landed as the time ran out; prefer it to "pending".
-    return outcomeResult(await gateway.get(review.id), { kind: 'timed_out', waitedSeconds: waitSeconds });
+    const timedOut: PendingReason =
+      heldSeconds < seconds ? { kind: 'answered_early', waitedSeconds: heldSeconds } : { kind: 'timed_out', waitedSeconds: seconds };
+    return settle(review, wait, timedOut);
   }
 
-  server.registerTool(
-    'request_review',
-    {
-      title: 'Ask a person to review an action',
-      description:
-        'Ask a person to approve, reject or modify an action before you carry it out. Use it for anything consequential or hard to undo ' +
-        '(payments, messages to customers, deleting data, deployments). By default it waits for the decision (blocking: true). ' +
-        'The answer starts with the verdict: "approved" (carry out the action as proposed), "rejected: <reason>" (do not carry it out), ' +
-        '"modified: use this action instead: <action>" (carry out that action instead), or "pending" with the review_id when no one decided in time ' +
-        '(do not act; call get_review_decision later).',
-      inputSchema: requestReviewInput,
-      outputSchema: outcomeSchema,
-      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-    },
-    async ({ blocking, wait_seconds: waitSeconds, ...fields }, extra) => {
+  /**
+   * A task the client asked for: answered once the review is known, with the task, which ends
+   * when the person decides or `seconds` pass. No call is held meanwhile, so no client timeout applies.
+   */
+  async function runTask(taskId: string, begin: () => Promise<Wait>, extra: CreateTaskRequestHandlerExtra): Promise<CreateTaskResult> {
+    const store = extra.taskStore;
+    let wait: Wait;
+    try {
+      wait = await begin();
+    } catch (error) {
+      await store.storeTaskResult(taskId, 'failed', toolError(error));
+      return { task: await store.getTask(taskId) };
+    }
+    const { review, seconds } = wait;
+    if (seconds === 0) {
+      await store.storeTaskResult(taskId, 'completed', outcomeResult(review));
+      return { task: await store.getTask(taskId) };
+    }
+    await tasks.updateTaskStatus(taskId, 'working', `Review ${review.id} is waiting for a person to decide (at most ${seconds} s).`);
+    gateway
+      .waitForDecision(review.id, seconds * 1000, tasks.waitSignal(taskId))
+      .then((decision) => settle(review, decision, { kind: 'timed_out', waitedSeconds: seconds }))
+      .then(
+        (result) => store.storeTaskResult(taskId, 'completed', result),
+        (error: unknown) => store.storeTaskResult(taskId, 'failed', toolError(error)),
+      )
+      .catch(() => {
+        // Cancelled by the client, or the session ended: no one will ask for the result.
+      });
+    return { task: await store.getTask(taskId) };
+  }
+
+  /** A plain call: the SDK answers it with the task's result as soon as the task has ended, so it ends here. */
+  async function answerPlainCall(taskId: string, begin: () => Promise<Wait>, extra: CreateTaskRequestHandlerExtra): Promise<CreateTaskResult> {
+    try {
+      const wait = await begin();
+      const result = wait.seconds === 0 ? outcomeResult(wait.review) : await waitWithProgress(wait, extra);
+      // Straight to the store: its wrapper in `extra` would tell the client about a task it never asked for.
+      await tasks.storeTaskResult(taskId, 'completed', result);
+      return { task: await extra.taskStore.getTask(taskId) };
+    } catch (error) {
+      tasks.forget(taskId);
+      throw error;
+    }
+  }
+
+  /**
+   * A tool whose call may wait for a person. A client that supports tasks may run it as one
+   * (`task` in `tools/call`); a plain call is held for the wait, within the client's timeout.
+   */
+  function registerWaitingTool<Input extends z.ZodObject>(name: string, { begin, inputSchema, ...tool }: WaitingToolConfig<Input>): void {
+    const handler: ToolTaskHandler<AnySchema> = {
+      async createTask(args, extra) {
+        // The SDK has checked the arguments against the input schema; its types for task tools leave them unknown.
+        const beginWait = () => begin(args as z.output<Input>);
+        const { taskId } = await extra.taskStore.createTask({ pollInterval: taskPollIntervalMs });
+        return tasks.askedFor(taskId) ? runTask(taskId, beginWait, extra) : answerPlainCall(taskId, beginWait, extra);
+      },
+      getTask: (_args, extra) => extra.taskStore.getTask(extra.taskId),
+      getTaskResult: async (_args, extra) => (await extra.taskStore.getTaskResult(extra.taskId)) as CallToolResult,
+    };
+    const execution = { taskSupport: 'optional' } as const;
+    server.experimental.tasks.registerToolTask(named(name), { ...tool, inputSchema: inputSchema as AnySchema, outputSchema: outcomeSchema, execution }, handler);
+  }
+
+  registerWaitingTool('request_review', {
+    title: 'Ask a person to review an action',
+    description:
+      'Ask a person to approve, reject or modify an action before you carry it out. Use it for anything consequential or hard to undo ' +
+      '(payments, messages to customers, deleting data, deployments). By default it waits for the decision (blocking: true). ' +
+      'The answer starts with the verdict: "approved" (carry out the action as proposed), "rejected: <reason>" (do not carry it out), ' +
+      '"modified: use this action instead: <action>" (carry out that action instead), or "pending" with the review_id when no one has decided yet: ' +
+      `a call is answered within ${answerWithinSeconds} s unless your client follows progress notifications. On "pending", do not act: ` +
+      'call get_review_decision with the review_id, again each time it answers "pending", until it gives the verdict.',
+    inputSchema: requestReviewInput,
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    async begin({ blocking, wait_seconds: waitSeconds, ...fields }) {
       const review = await gateway.create(reviewInput(fields));
-      if (!blocking) return outcomeResult(review);
-      return waitWithProgress(review, waitSeconds ?? options.defaultWaitSeconds, extra);
+      return { review, seconds: blocking ? (waitSeconds ?? options.defaultWaitSeconds) : 0 };
     },
-  );
+  });
 
-  server.registerTool(
-    'get_review_decision',
-    {
-      title: 'Get (or wait for) a review\'s decision',
-      description:
-        'The decision on a review you requested, with the same verdict-first answer as request_review. With wait_seconds, waits up to that long ' +
-        'for a person to decide and answers the moment they do.',
-      inputSchema: z
-        .object({
-          review_id: reviewId,
-          wait_seconds: z.number().int().min(0).max(MAX_WAIT_SECONDS).default(0).describe('How long to wait for a decision if there is none yet (0: answer at once).'),
-        })
-        .strict(),
-      outputSchema: outcomeSchema,
-      annotations: { readOnlyHint: true, openWorldHint: false },
-    },
-    async ({ review_id: id, wait_seconds: waitSeconds }, extra) => {
+  registerWaitingTool('get_review_decision', {
+    title: 'Get (or wait for) a review\'s decision',
+    description:
+      'The decision on a review you requested, with the same verdict-first answer as request_review. With wait_seconds, waits up to that long ' +
+      `for a person to decide and answers the moment they do; without progress notifications a call is answered within ${answerWithinSeconds} s, ` +
+      '"pending" if no one has decided yet: then call it again.',
+    inputSchema: z
+      .object({
+        review_id: reviewId,
+        wait_seconds: z.number().int().min(0).max(MAX_WAIT_SECONDS).default(0).describe('How long to wait for a decision if there is none yet (0: answer at once).'),
+      })
+      .strict(),
+    annotations: { readOnlyHint: true, openWorldHint: false },
+    async begin({ review_id: id, wait_seconds: waitSeconds }) {
       const review = await gateway.get(id);
-      if (review.status !== 'pending' || waitSeconds === 0) return outcomeResult(review);
-      return waitWithProgress(review, waitSeconds, extra);
+      return { review, seconds: review.status === 'pending' ? waitSeconds : 0 };
     },
-  );
+  });
 
   server.registerTool(
-    'check_review_status',
+    named('check_review_status'),
     {
       title: 'Check a review\'s status',
       description: 'Where a review stands right now (pending, approved, rejected or modified), who it is assigned to and who decided. Never waits.',
@@ -235,7 +388,7 @@ export function createReviewTools(gateway: ReviewGateway, options: ReviewToolsOp
   );
 
   server.registerTool(
-    'submit_feedback',
+    named('submit_feedback'),
     {
       title: 'Give feedback on a review',
       description: 'Record how a review went: a rating from 1 (poor) to 5 (excellent), a comment, or both. Reviewers see it in the dashboard.',
@@ -256,7 +409,7 @@ export function createReviewTools(gateway: ReviewGateway, options: ReviewToolsOp
   );
 
   server.registerTool(
-    'list_pending_reviews',
+    named('list_pending_reviews'),
     {
       title: 'List reviews waiting for a decision',
       description: 'Reviews still waiting for a person, most urgent and oldest first, optionally only of one task type, urgency or framework.',
@@ -284,7 +437,7 @@ export function createReviewTools(gateway: ReviewGateway, options: ReviewToolsOp
         assigned_to: review.assigned_to,
       }));
       const pages = Math.max(1, Math.ceil(found.total / pageSize));
-      const lines = reviews.map((r) => `- review ${r.review_id} [${r.urgency}] ${r.task_type}: ${preview(r.proposed_action)} (created ${r.created_at})`);
+      const lines = reviews.map((r) => `- review ${r.review_id} [${r.urgency}] ${r.task_type}: ${oneLine(r.proposed_action, TEXT_PREVIEW)} (created ${r.created_at})`);
       const heading = found.total === 0 ? 'No reviews are pending.' : `${found.total} pending review${found.total === 1 ? '' : 's'} (page ${page} of ${pages}):`;
       return {
         content: [{ type: 'text', text: [heading, ...lines].join('\n') }],

@@ -1,10 +1,46 @@
+import http from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { DEFAULT_REQUEST_TIMEOUT_MSEC } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ANSWER_WITHIN_SECONDS } from '../../server/mcp/tools';
+import { send } from '../support/raw-http';
 import { callTool, describeReviewTools, startBlockingReview, textOf } from '../support/mcp';
 import { call, eventually, startTestServer, type TestServer } from '../support/server';
 
 const KEY = 'mcp-test-key-0123456789';
+const ANSWER_WITHIN_SECONDS_IN_TESTS = 1;
+
+const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+const INITIALIZE = { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+
+interface RpcAnswer {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  /** The JSON-RPC answer: the body itself, or the event of a stream that carries an id. */
+  message: any;
+}
+
+/** One JSON-RPC POST to /mcp over node:http, from `localAddress` when given (another client on this machine). */
+async function rpcPost(apiUrl: string, body: unknown, sessionId?: string, localAddress?: string): Promise<RpcAnswer> {
+  const headers: Record<string, string> = { ...MCP_HEADERS, ...(sessionId ? { 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-06-18' } : {}) };
+  const agent = localAddress ? new http.Agent({ localAddress } as http.AgentOptions) : undefined;
+  const response = await send(apiUrl, { method: 'POST', path: '/mcp', headers, body: Buffer.from(JSON.stringify(body)) }, { agent });
+  agent?.destroy();
+  const text = response.body.toString('utf8');
+  const events = [...text.matchAll(/^data: (.*)$/gm)].map((match) => JSON.parse(match[1]));
+  const message = text.startsWith('{') ? JSON.parse(text) : events.find((event) => event.id !== undefined);
+  return { status: response.status, headers: response.headers, message };
+}
+
+/** A session opened as a bare client does: initialize and nothing more, no stream left open. */
+async function openRawSession(apiUrl: string, localAddress?: string): Promise<string> {
+  const opened = await rpcPost(apiUrl, INITIALIZE, undefined, localAddress);
+  expect(opened.status, JSON.stringify(opened.message)).toBe(200);
+  const sessionId = String(opened.headers['mcp-session-id']);
+  await rpcPost(apiUrl, { jsonrpc: '2.0', method: 'notifications/initialized' }, sessionId, localAddress);
+  return sessionId;
+}
 
 async function connect(apiUrl: string, headers: Record<string, string> = {}): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
   const client = new Client({ name: 'greenlight-tests', version: '1.0.0' });
@@ -18,7 +54,7 @@ describe('/mcp on the API', () => {
   let client: Client;
 
   beforeAll(async () => {
-    server = await startTestServer({}, { mcpProgressIntervalMs: 50 });
+    server = await startTestServer({}, { mcpTools: { progressIntervalMs: 50, answerWithinSeconds: ANSWER_WITHIN_SECONDS_IN_TESTS, taskPollIntervalMs: 50 } });
     ({ client } = await connect(server.url));
   });
 
@@ -27,7 +63,25 @@ describe('/mcp on the API', () => {
     await server?.dispose();
   });
 
-  describeReviewTools('Streamable HTTP', () => ({ client, apiUrl: server.url }));
+  describeReviewTools('Streamable HTTP', () => ({ client, apiUrl: server.url, answerWithinSeconds: ANSWER_WITHIN_SECONDS_IN_TESTS }));
+
+  it('holds a call without a progress token for less than the SDK client\'s default request timeout', () => {
+    expect(ANSWER_WITHIN_SECONDS * 1000).toBeLessThan(DEFAULT_REQUEST_TIMEOUT_MSEC);
+  });
+
+  it('frees the wait of a task the client cancels; the review stays pending', async () => {
+    await client.listTools(); // which tools take tasks
+    const stream = client.experimental.tasks.callToolStream({ name: 'request_review', arguments: { task_type: 'email', proposed_action: 'Send the winter newsletter' } });
+    const created = await stream.next();
+    if (created.value?.type !== 'taskCreated') throw new Error(`no task created: ${JSON.stringify(created.value)}`);
+    const { taskId, statusMessage } = created.value.task;
+    const reviewId = Number(/Review (\d+)/.exec(statusMessage ?? '')?.[1]);
+    await eventually(() => server.services.waiters.count === 1, 5_000, 'the task to wait');
+    expect((await client.experimental.tasks.cancelTask(taskId)).status).toBe('cancelled');
+    await eventually(() => server.services.waiters.count === 0, 5_000, 'the waiter to be released');
+    expect((await call(server.url, 'GET', `/reviews/${reviewId}`)).body.status).toBe('pending');
+    await stream.return(undefined);
+  });
 
   it('keeps reporting progress while a person has not decided yet', async () => {
     const waiting = await startBlockingReview(client, { task_type: 'deploy', proposed_action: 'Deploy build 77 to production' });
@@ -105,10 +159,14 @@ describe('/mcp on the API', () => {
       if (name === 'urgency') expect(limits(input[name]).enum).toEqual(urgencies);
       else expect(limits(input[name]), name).toEqual(limits(schema));
     }
+    // MCP's own fields: how long to wait, and the other names agents written for the source project's tool send.
+    expect(Object.keys(input).filter((name) => !(name in create)).sort()).toEqual(['confidence', 'reasoning', 'wait_seconds']);
+    expect(limits(input.reasoning)).toEqual(limits(create.agent_reasoning));
+    expect(limits(input.confidence)).toEqual(limits(create.confidence_score));
   });
 
   it('answers a waiting call with "pending" when the server shuts down', async () => {
-    const own = await startTestServer({}, { mcpProgressIntervalMs: 1_000 });
+    const own = await startTestServer({}, { mcpTools: { progressIntervalMs: 1_000 } });
     const { client: ownClient } = await connect(own.url);
     try {
       const waiting = await startBlockingReview(ownClient, { task_type: 'deploy', proposed_action: 'Deploy build 78' });
@@ -121,6 +179,85 @@ describe('/mcp on the API', () => {
       await own.dispose();
     }
   });
+});
+
+describe('/mcp requests a client gets wrong', () => {
+  let server: TestServer;
+  let sessionId: string;
+
+  beforeAll(async () => {
+    server = await startTestServer({}, { mcpTools: { progressIntervalMs: 50 } });
+    sessionId = await openRawSession(server.url);
+  });
+
+  afterAll(async () => {
+    await server?.dispose();
+  });
+
+  it('answers every one of 50 requests sent at once with the same id: one is served, the others refused at once', async () => {
+    const review = (await call(server.url, 'POST', '/reviews', { task_type: 'deploy', proposed_action: 'Deploy build 80' })).body;
+    const waitForIt = {
+      jsonrpc: '2.0',
+      id: 7,
+      method: 'tools/call',
+      params: { name: 'get_review_decision', arguments: { review_id: review.id, wait_seconds: 60 }, _meta: { progressToken: 'wait-7' } },
+    };
+    const answered: RpcAnswer[] = [];
+    const answers = Array.from({ length: 50 }, () => rpcPost(server.url, waitForIt, sessionId).then((answer) => (answered.push(answer), answer)));
+    await eventually(() => answered.length === 49, 15_000, 'all requests but the one in progress to be answered');
+    await call(server.url, 'POST', `/reviews/${review.id}/decide`, { decision_type: 'approve' });
+    const all = await Promise.all(answers);
+
+    const served = all.filter((answer) => answer.message?.result);
+    expect(served).toHaveLength(1);
+    expect(served[0].message.result.structuredContent).toMatchObject({ review_id: review.id, status: 'approved' });
+    const refused = all.filter((answer) => answer.message?.error);
+    expect(refused).toHaveLength(49);
+    for (const { status, message } of refused) {
+      expect(status).toBe(400);
+      expect(message).toMatchObject({ id: 7, error: { code: -32600, message: expect.stringContaining('a request with id 7 is already in progress in this session') } });
+    }
+    // Once answered, the id is free again.
+    const reused = await rpcPost(server.url, { ...waitForIt, params: { name: 'check_review_status', arguments: { review_id: review.id } } }, sessionId);
+    expect(reused.message.result.structuredContent.status).toBe('approved');
+  });
+
+  it('answers requests whose params are not of the protocol\'s shape with -32602, naming the field', async () => {
+    const cases: Array<[object, RegExp]> = [
+      [{ method: 'tools/call', params: 'check_review_status' }, /^Invalid params: params: expected object/],
+      [{ method: 'tools/call', params: { name: 'check_review_status', arguments: { review_id: 1 }, _meta: { progressToken: { a: 1 } } } }, /params\._meta\.progressToken: expected string or number/],
+      [{ method: 'tools/call', params: { arguments: {} } }, /^Invalid params: params\.name: expected string/],
+      [{ method: 'tools/list', params: { cursor: 5 } }, /^Invalid params: params\.cursor: expected string/],
+    ];
+    let id = 100;
+    for (const [request, names] of cases) {
+      const answer = await rpcPost(server.url, { jsonrpc: '2.0', id: ++id, ...request }, sessionId);
+      expect(answer.message, JSON.stringify(request)).toMatchObject({ id, error: { code: -32602, message: expect.stringMatching(names) } });
+      expect(answer.message.error.message).not.toContain('\n');
+    }
+    expect((await rpcPost(server.url, { jsonrpc: '2.0', id: ++id, method: 'tools/list' }, sessionId)).message.result.tools).toHaveLength(5);
+  });
+
+  it('refuses a body over the limit with 413, whether or not it says its length, and the session goes on', async () => {
+    const padding = 'x'.repeat(1024 * 1024);
+    const body = Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: { padding } } }));
+    const headers = { ...MCP_HEADERS, 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-06-18' };
+    const framings: Array<Record<string, string>> = [{}, { 'transfer-encoding': 'chunked' }];
+    for (const framing of framings) {
+      const response = await send(server.url, { method: 'POST', path: '/mcp', headers: { ...headers, ...framing }, body });
+      expect(response.status).toBe(413);
+      expect(JSON.parse(response.body.toString('utf8')).error.message).toMatch(/must not exceed 1048576 bytes/);
+    }
+    expect((await rpcPost(server.url, { jsonrpc: '2.0', id: 2, method: 'tools/list' }, sessionId)).message.result.tools).toHaveLength(5);
+  });
+
+  it('refuses an unparseable body with -32700', async () => {
+    const headers = { ...MCP_HEADERS, 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-06-18' };
+    const response = await send(server.url, { method: 'POST', path: '/mcp', headers, body: Buffer.from('{"jsonrpc": "2.0", "id": 1,') });
+    expect(response.status).toBe(400);
+    expect(JSON.parse(response.body.toString('utf8'))).toMatchObject({ id: null, error: { code: -32700 } });
+  });
+
 });
 
 describe('/mcp when max_waiting_requests already wait', () => {
@@ -168,5 +305,51 @@ describe('/mcp with authentication on', () => {
     const { tools } = await client.listTools();
     expect(tools).toHaveLength(5);
     await client.close();
+  });
+});
+
+describe('/mcp sessions per client', () => {
+  const OTHER_CLIENT = '127.0.0.2';
+  let server: TestServer;
+  const clients: Client[] = [];
+
+  beforeAll(async () => {
+    server = await startTestServer({}, { mcpTools: { progressIntervalMs: 50 }, mcpSessionLimits: { maxSessionsPerCaller: 3 } });
+  });
+
+  afterAll(async () => {
+    await Promise.all(clients.map((client) => client.close().catch(() => {})));
+    await server?.dispose();
+  });
+
+  it('make room by ending a client\'s least recently used session that holds no connection', async () => {
+    const [oldest, ...newer] = [await openRawSession(server.url, OTHER_CLIENT), await openRawSession(server.url, OTHER_CLIENT), await openRawSession(server.url, OTHER_CLIENT)];
+    const fourth = await openRawSession(server.url, OTHER_CLIENT);
+    const list = (sessionId: string) => rpcPost(server.url, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, sessionId, OTHER_CLIENT);
+    expect((await list(oldest)).status).toBe(404);
+    for (const sessionId of [...newer, fourth]) expect((await list(sessionId)).message.result.tools).toHaveLength(5);
+    for (const sessionId of [...newer, fourth]) await send(server.url, { method: 'DELETE', path: '/mcp', headers: { 'mcp-session-id': sessionId } });
+  });
+
+  it('refuse a client whose every session is in use with 429, while another client still opens one', async () => {
+    const waiting = [];
+    for (let i = 0; i < 3; i++) {
+      const { client } = await connect(server.url);
+      clients.push(client);
+      waiting.push(await startBlockingReview(client, { task_type: 'deploy', proposed_action: `Deploy build ${90 + i}` }));
+    }
+    const refused = await rpcPost(server.url, INITIALIZE);
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    expect(refused.message.error.message).toMatch(/too many open MCP sessions from this client \(3\).*DELETE/);
+
+    const other = await openRawSession(server.url, OTHER_CLIENT);
+    expect((await rpcPost(server.url, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, other, OTHER_CLIENT)).message.result.tools).toHaveLength(5);
+
+    for (const { id } of waiting) await call(server.url, 'POST', `/reviews/${id}/decide`, { decision_type: 'approve' });
+    for (const { result } of waiting) expect(textOf(await result)).toMatch(/^approved/);
+    const transport = clients[0].transport as StreamableHTTPClientTransport;
+    await transport.terminateSession();
+    expect((await rpcPost(server.url, INITIALIZE)).status).toBe(200);
   });
 });

@@ -9,6 +9,8 @@ import { describeReviewTools } from '../support/mcp';
 import { call } from '../support/server';
 import { makeTempDir } from '../support/temp';
 
+const ANSWER_WITHIN_SECONDS_IN_TESTS = 1;
+
 const INSPECTOR = path.resolve(__dirname, '..', '..', 'node_modules', '@modelcontextprotocol', 'inspector', 'cli', 'build', 'cli.js');
 
 /** The environment of a user's shell, without the GREENLIGHT_* settings of whoever runs the tests. */
@@ -27,7 +29,7 @@ describe('greenlight mcp next to a running API', () => {
     api = await startCli(['--api-only', '--port', String(await freePort())], { cwd: temp.dir });
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: [CLI, 'mcp', '--api-url', api.url],
+      args: [CLI, 'mcp', '--api-url', api.url, '--answer-within', String(ANSWER_WITHIN_SECONDS_IN_TESTS)],
       cwd: temp.dir,
       env: cleanEnv(),
       stderr: 'pipe',
@@ -43,7 +45,7 @@ describe('greenlight mcp next to a running API', () => {
     temp?.remove();
   });
 
-  describeReviewTools('stdio', () => ({ client, apiUrl: api.url }));
+  describeReviewTools('stdio', () => ({ client, apiUrl: api.url, answerWithinSeconds: ANSWER_WITHIN_SECONDS_IN_TESTS }));
 
   it('says on stderr which API it uses, and starts none of its own', () => {
     expect(stderr).toContain(`using the Greenlight API at ${api.url}`);
@@ -143,12 +145,26 @@ describe('greenlight mcp with no API running', () => {
     }
   });
 
+  it('refuses to stand in for an API named with --api-url on this machine that does not answer', async () => {
+    const temp = makeTempDir('greenlight-mcp-named-');
+    try {
+      const port = await freePort();
+      const result = await runCli(['mcp', '--api-url', `http://127.0.0.1:${port}`], { cwd: temp.dir, timeoutMs: 20_000 });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(`no Greenlight API answers at http://127.0.0.1:${port} (--api-url / api_url)`);
+      expect(result.stdout).toBe('');
+      expect(fs.existsSync(path.join(temp.dir, 'greenlight-data'))).toBe(false);
+    } finally {
+      temp.remove();
+    }
+  });
+
   it('refuses to stand in for an API on another machine', async () => {
     const temp = makeTempDir('greenlight-mcp-remote-');
     try {
       const result = await runCli(['mcp', '--api-url', 'http://192.0.2.1:8000'], { cwd: temp.dir, timeoutMs: 20_000 });
       expect(result.code).toBe(1);
-      expect(result.stderr).toContain('no Greenlight API answers at http://192.0.2.1:8000 (api_url)');
+      expect(result.stderr).toContain('no Greenlight API answers at http://192.0.2.1:8000 (--api-url / api_url)');
       expect(result.stdout).toBe('');
     } finally {
       temp.remove();

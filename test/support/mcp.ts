@@ -1,5 +1,5 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, type CallToolResult, McpError, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { call } from './server';
 
@@ -7,6 +7,8 @@ import { call } from './server';
 export interface McpHarness {
   client: Client;
   apiUrl: string;
+  /** How long the server holds a call that came without a progress token (short in tests). */
+  answerWithinSeconds: number;
 }
 
 export function textOf(result: CallToolResult): string {
@@ -41,6 +43,20 @@ export async function startBlockingReview(client: Client, args: Record<string, u
 }
 
 const refund = { task_type: 'refund', proposed_action: 'Refund order 1042 in full (EUR 250.00)' };
+
+function reviewIdOf(result: CallToolResult): number {
+  return (result.structuredContent as { review_id: number }).review_id;
+}
+
+/** The JSON-RPC error a request is answered with. */
+async function rpcError(client: Client, method: string, params: unknown): Promise<McpError> {
+  const error = await client.request({ method, params } as never, CallToolResultSchema).then(
+    (result) => new Error(`answered ${JSON.stringify(result)}`),
+    (error: unknown) => error,
+  );
+  if (!(error instanceof McpError)) throw error;
+  return error;
+}
 
 /**
  * What every transport must do the same way: the tools as an agent's MCP client sees them,
@@ -174,6 +190,87 @@ export function describeReviewTools(transport: string, harness: () => McpHarness
       const empty = await callTool(client, 'submit_feedback', { review_id: id });
       expect(empty.isError).toBe(true);
       expect(textOf(empty)).toMatch(/rating or comment is required/);
+    });
+
+    it('answers a blocking call from a client with default options "pending" before the client would time out, and says to keep waiting', async () => {
+      const { client, apiUrl, answerWithinSeconds } = harness();
+      // The SDK's defaults: no progress token, and the request given up after 60 s.
+      const first = (await client.callTool({ name: 'request_review', arguments: refund })) as CallToolResult;
+      const id = reviewIdOf(first);
+      expect(first.isError).toBeFalsy();
+      expect(first.structuredContent).toMatchObject({ status: 'pending', action_to_take: null });
+      expect(textOf(first)).toMatch(new RegExp(`^pending\\nNo decision on review ${id} yet after ${answerWithinSeconds} s`));
+      expect(textOf(first)).toContain(`call get_review_decision with {"review_id": ${id}, "wait_seconds": ${answerWithinSeconds}}`);
+
+      const longWait = { review_id: id, wait_seconds: 3_600 };
+      const again = (await client.callTool({ name: 'get_review_decision', arguments: longWait })) as CallToolResult;
+      expect(textOf(again)).toMatch(new RegExp(`^pending\\nNo decision on review ${id} yet after ${answerWithinSeconds} s`));
+
+      await call(apiUrl, 'POST', `/reviews/${id}/decide`, { decision_type: 'approve', reviewer_name: 'sam' });
+      const decided = (await client.callTool({ name: 'get_review_decision', arguments: longWait })) as CallToolResult;
+      expect(textOf(decided)).toMatch(/^approved\nReview \d+ was approved by sam/);
+    });
+
+    it('runs request_review as a task for a client that asks for one, beyond the plain-call limit, with the verdict as its result', async () => {
+      const { client, apiUrl } = harness();
+      const { tools } = await client.listTools();
+      expect(tools.find((tool) => tool.name === 'request_review')?.execution?.taskSupport).toBe('optional');
+      expect(tools.find((tool) => tool.name === 'get_review_decision')?.execution?.taskSupport).toBe('optional');
+
+      const stream = client.experimental.tasks.callToolStream({ name: 'request_review', arguments: { ...refund, urgency: 'high' } });
+      const statuses: string[] = [];
+      let result: CallToolResult | undefined;
+      for await (const message of stream) {
+        if (message.type === 'error') throw message.error;
+        if (message.type === 'result') result = message.result as CallToolResult;
+        if (message.type === 'taskStatus') statuses.push(message.task.status);
+        if (message.type !== 'taskCreated') continue;
+        expect(message.task.status).toBe('working');
+        const id = Number(/Review (\d+) is waiting for a person/.exec(message.task.statusMessage ?? '')?.[1]);
+        // A plain call that gives up first proves that the task outlived the plain-call limit.
+        const plain = (await client.callTool({ name: 'get_review_decision', arguments: { review_id: id, wait_seconds: 3_600 } })) as CallToolResult;
+        expect(textOf(plain)).toMatch(/^pending\n/);
+        expect((await client.experimental.tasks.getTask(message.task.taskId)).status).toBe('working');
+        await call(apiUrl, 'POST', `/reviews/${id}/decide`, { decision_type: 'modify', modified_action: 'Refund EUR 100.00', reviewer_name: 'dana' });
+      }
+      expect(statuses.at(-1)).toBe('completed');
+      expect(textOf(result!)).toMatch(/^modified: use this action instead: Refund EUR 100\.00\n/);
+      expect(result!.structuredContent).toMatchObject({ status: 'modified', action_to_take: 'Refund EUR 100.00' });
+    });
+
+    it('accepts reasoning and confidence as aliases of agent_reasoning and confidence_score, but not a field under both names', async () => {
+      const { client, apiUrl } = harness();
+      const created = await callTool(client, 'request_review', { ...refund, reasoning: 'customer was charged twice', confidence: 0.4, blocking: false });
+      expect(created.isError).toBeFalsy();
+      const stored = await call(apiUrl, 'GET', `/reviews/${reviewIdOf(created)}`);
+      expect(stored.body).toMatchObject({ agent_reasoning: 'customer was charged twice', confidence_score: 0.4 });
+
+      const both = await callTool(client, 'request_review', { ...refund, reasoning: 'a', agent_reasoning: 'b', blocking: false });
+      expect(both.isError).toBe(true);
+      expect(textOf(both)).toContain('send reasoning or agent_reasoning, not both');
+      const bothScores = await callTool(client, 'request_review', { ...refund, confidence: 0.5, confidence_score: 0.5, blocking: false });
+      expect(bothScores.isError).toBe(true);
+      expect(textOf(bothScores)).toContain('send confidence or confidence_score, not both');
+      const tooConfident = await callTool(client, 'request_review', { ...refund, confidence: 1.5, blocking: false });
+      expect(tooConfident.isError).toBe(true);
+      expect(textOf(tooConfident)).toContain('confidence must be between 0.0 and 1.0');
+    });
+
+    it('answers a malformed request with -32602 and a one-line message naming what is wrong', async () => {
+      const { client } = harness();
+      const cases: Array<[string, unknown, RegExp]> = [
+        ['tools/call', { arguments: {} }, /params\.name/],
+        ['tools/call', { name: 'check_review_status', arguments: 5 }, /params\.arguments/],
+        ['tools/call', { name: 'approve_everything', arguments: {} }, /unknown tool approve_everything/],
+        ['tools/list', { cursor: 5 }, /params\.cursor/],
+      ];
+      for (const [method, params, names] of cases) {
+        const error = await rpcError(client, method, params);
+        expect(error.code, JSON.stringify(params)).toBe(-32602);
+        expect(error.message).toMatch(names);
+        expect(error.message).not.toContain('\n');
+      }
+      expect((await client.listTools()).tools).toHaveLength(5);
     });
 
     it('lists pending reviews most urgent first, filtered by task type', async () => {

@@ -67,6 +67,12 @@ describe('what an agent reads about a review', () => {
     );
   });
 
+  it('tells an agent answered before its client would time out to keep waiting, with a wait the server will honour', () => {
+    const early = describeOutcome(pending, { kind: 'answered_early', waitedSeconds: 50 });
+    expect(early).toMatch(/^pending\nNo decision on review 12 yet after 50 s; answering now so that your MCP client does not time out\. Do not carry out the action yet\./);
+    expect(early).toContain('call get_review_decision with {"review_id": 12, "wait_seconds": 50} now, and again each time it answers "pending"');
+  });
+
   it('offers the action to take only when the agent may act', () => {
     expect(reviewOutcome(pending).action_to_take).toBeNull();
     expect(reviewOutcome(decided('reject')).action_to_take).toBeNull();
