@@ -8,9 +8,9 @@ import {
   loadConfig,
   PortInUseError,
   type RunningDashboard,
-  type RunningServer,
+  type DesktopServer,
   startDashboard,
-  startServer,
+  startDesktopServer,
 } from '../server';
 import { CHANNELS, type DesktopSettingsChange, type DesktopSettingsView } from './bridge';
 import { registerBridgeHandlers } from './modules/bridge-handlers';
@@ -39,7 +39,7 @@ export function runDesktop(): void {
   const settingsFile = path.join(userData, 'desktop-settings.json');
   let settings: DesktopSettings = readSettings(settingsFile);
   let config: Config;
-  let api: RunningServer | undefined;
+  let api: DesktopServer | undefined;
   let dashboard: RunningDashboard | undefined;
   let window: BrowserWindow | undefined;
   let tray: Tray | undefined;
@@ -92,7 +92,7 @@ export function runDesktop(): void {
 
   async function refreshTray(): Promise<void> {
     if (!tray || !api) return;
-    const pending = (await api.services.reviews.list({ status: 'pending' }, 1, 1)).total;
+    const pending = await api.pendingCount();
     tray.setToolTip(trayTooltip(pending));
     tray.setContextMenu(Menu.buildFromTemplate(trayMenu(pending, { open: showWindow, quit: () => app.quit() })));
   }
@@ -100,7 +100,7 @@ export function runDesktop(): void {
   async function startApi(): Promise<void> {
     config = loadDesktopConfig();
     try {
-      api = await startServer(config, { log });
+      api = await startDesktopServer(config, { log });
     } catch (error) {
       if (!(error instanceof PortInUseError)) throw error;
       const { title, message } = portConflictMessage(config.api_port, path.join(userData, 'greenlight.yaml'));
@@ -108,16 +108,16 @@ export function runDesktop(): void {
       app.exit(1);
       return;
     }
-    log.info(`Greenlight API listening on ${api.url}`, { database: api.services.db.file, lanAccess: settings.lanAccess });
+    log.info(`Greenlight API listening on ${api.url}`, { database: api.databaseLocation, lanAccess: settings.lanAccess });
     let trayRefresh: NodeJS.Timeout | undefined;
     const scheduleTrayRefresh = (): void => {
       clearTimeout(trayRefresh);
       trayRefresh = setTimeout(() => void refreshTray(), 300);
     };
     unsubscribe.push(
-      api.services.bus.on('review.created', (review) => notifier.reviewCreated(review)),
-      api.services.bus.on('review.created', scheduleTrayRefresh),
-      api.services.bus.on('review.decided', scheduleTrayRefresh),
+      api.events.on('review.created', (review) => notifier.reviewCreated(review)),
+      api.events.on('review.created', scheduleTrayRefresh),
+      api.events.on('review.decided', scheduleTrayRefresh),
     );
     void refreshTray();
   }

@@ -6,5 +6,7 @@ export { main as runCli } from './cli/main';
 export { loadConfig, type LoadedConfig } from './config/load';
 export { type Config, ConfigError, apiUrlOf, dashboardUrlOf } from './config/settings';
 export type { ReviewRecord, Urgency } from './domain/records';
+export { oneLine } from './domain/text';
 export { createLogger, type Logger } from './logging';
-export { PortInUseError, type RunningDashboard, type RunningServer, startDashboard, startServer } from './runtime';
+export { type DesktopServer, startDesktopServer } from './desktop-handle';
+export { PortInUseError, type RunningDashboard, startDashboard } from './runtime';

@@ -17,5 +17,9 @@ function findPackageRoot(start: string): string {
 
 export const packageRoot = findPackageRoot(__dirname);
 
-export const packageVersion = (JSON.parse(fs.readFileSync(path.join(packageRoot, 'package.json'), 'utf8')) as { version: string })
-  .version;
+const manifest = JSON.parse(fs.readFileSync(path.join(packageRoot, 'package.json'), 'utf8')) as { version: string; license: string };
+
+export const packageVersion = manifest.version;
+
+/** An SPDX identifier, such as `MIT`. */
+export const packageLicense = manifest.license;

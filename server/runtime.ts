@@ -1,41 +1,52 @@
-import http from 'node:http';
+import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { type Config, isLoopback } from './config/settings';
-import { sqliteFile } from './config/load';
+import path from 'node:path';
+import { type Config, ConfigError, isLoopback } from './config/settings';
 import { type Database, openDatabase } from './db/connection';
+import { DiskSpace } from './db/disk-space';
 import { migrate } from './db/migrate';
 import { defineModels } from './db/models';
-import path from 'node:path';
-import { AttachmentFiles } from './db/attachment-files';
+import { oneAtATime } from './db/one-at-a-time';
+import { Outbox } from './db/outbox';
 import { AttachmentStore } from './db/attachment-store';
 import { FeedbackStore } from './db/feedback-store';
 import { ReviewStore } from './db/review-store';
-import { queryStatistics } from './db/statistics-query';
+import { StatisticsQuery } from './db/statistics-query';
+import { DatabaseUnitOfWork } from './db/unit-of-work';
 import { AttachmentService } from './domain/attachments';
-import { EventBus } from './domain/events';
+import { EventFeed } from './domain/events';
 import { FeedbackService } from './domain/feedback';
-import type { Statistics } from './domain/records';
 import { ReviewService } from './domain/reviews';
+import { StatisticsService } from './domain/statistics';
 import { DecisionWaiters } from './domain/waiters';
 import { ReviewExpiry } from './domain/expiry';
 import type { Policy } from './domain/policy';
+import { AttachmentFiles } from './storage/attachment-files';
 import { createApp } from './http/app';
+import type { Exposure } from './http/protection';
+import { type ClientConnections, type ConnectionLimits, connectionLimitsFor } from './http/connections';
 import { httpServerFor } from './http/express-server';
 import { EventStreams } from './http/event-stream';
 import { createDashboardApp } from './dashboard/app';
 import { type Logger, silentLogger } from './logging';
 import { localGateway } from './mcp/gateway';
-import { McpHttpSessions } from './mcp/http-sessions';
+import { McpHttpSessions, type McpSessionOptions } from './mcp/http-sessions';
+import type { ReviewToolsOptions } from './mcp/tools';
 
 /** Everything behind the HTTP layer, wired to one database. */
 export interface Services {
   db: Database;
-  bus: EventBus;
+  /** Whether writes find room on the disk under data_dir. */
+  diskSpace: DiskSpace;
+  /** Committed events, in the order they reached this process. */
+  feed: EventFeed;
+  outbox: Outbox;
   waiters: DecisionWaiters;
   reviews: ReviewService;
   feedback: FeedbackService;
   attachments: AttachmentService;
-  statistics: (organizationId?: number) => Promise<Statistics>;
+  files: AttachmentFiles;
+  statistics: StatisticsService;
   /** The review policy in force. */
   policy(): Policy;
   /** Puts a reloaded policy in force for new reviews and the next expiries; waiting agents are untouched. */
@@ -45,42 +56,47 @@ export interface Services {
 }
 
 export async function openServices(config: Config, log: Logger, clock: () => number = Date.now): Promise<Services> {
-  const db = openDatabase(sqliteFile(config));
+  // Attachments and the pid file live here, whichever database holds the rows.
+  fs.mkdirSync(config.data_dir, { recursive: true });
+  const diskSpace = new DiskSpace(config.data_dir, clock);
+  const db = await openDatabase(config.database_url, { diskSpace });
   try {
     const applied = await migrate(db.sequelize);
-    if (applied.length > 0) log.info('database migrated', { file: db.file, applied });
+    if (applied.length > 0) log.info('database migrated', { database: db.location, applied });
   } catch (error) {
     await db.close();
     throw error;
   }
-  const bus = new EventBus((type, error) => log.error('event listener failed', { event: type, error: String(error) }));
-  const waiters = new DecisionWaiters(bus);
+  const feed = new EventFeed((event, error) => log.error('event listener failed', { event: event.type, error: String(error) }));
+  const outbox = new Outbox(db, clock);
+  const unitOfWork = new DatabaseUnitOfWork(db, outbox, feed);
+  const waiters = new DecisionWaiters(feed);
   const models = defineModels(db.sequelize);
   const reviewStore = new ReviewStore(db, models);
-  const reviewExists = (id: number) => reviewStore.exists(id);
   let policy = config.routing;
   const currentPolicy = (): Policy => policy;
-  const reviews = new ReviewService({ store: reviewStore, bus, waiters, policy: currentPolicy, maxWaiting: config.max_waiting_requests, clock });
-  const files = new AttachmentFiles(path.join(config.data_dir, 'attachments'));
-  const abandoned = await files.sweepIncoming();
-  if (abandoned > 0) log.info('removed unfinished uploads', { count: abandoned });
-  const attachmentStore = new AttachmentStore(db, models);
-  const kept = await attachmentStore.storageKeys();
-  const unreferenced = await files.sweepUnreferenced((storageKey) => kept.has(storageKey));
-  if (unreferenced > 0) log.info('removed files of uploads that never committed', { count: unreferenced });
+  const reviews = new ReviewService({ reviews: reviewStore, unitOfWork, waiters, policy: currentPolicy, maxWaiting: config.max_waiting_requests, clock });
+  const files = new AttachmentFiles(path.join(config.data_dir, 'attachments'), diskSpace);
+  const attachmentStore = new AttachmentStore(models);
+  const exclusive = oneAtATime(db);
+  await exclusive.run('attachment-sweep', () => sweepAttachments(files, attachmentStore, db, log, clock));
   const limits = { maxBytes: config.max_attachment_bytes, maxPerReview: config.max_attachments_per_review };
-  const attachments = new AttachmentService(attachmentStore, files, bus, limits, reviewExists, clock);
-  const feedback = new FeedbackService(new FeedbackStore(db, models), bus, reviewExists, clock);
-  const statistics = (organizationId?: number) => queryStatistics(db.sequelize, organizationId, clock());
-  const expiry = new ReviewExpiry({ store: reviewStore, reviews, bus, policy: currentPolicy, log, clock });
+  const attachments = new AttachmentService({ attachments: attachmentStore, reviews: reviewStore, files, unitOfWork, limits, clock });
+  const feedback = new FeedbackService(new FeedbackStore(models), reviewStore, unitOfWork, clock);
+  const statistics = new StatisticsService(new StatisticsQuery(db.sequelize), clock);
+  const expiry = new ReviewExpiry({ store: reviewStore, oneAtATime: exclusive, reviews, feed, policy: currentPolicy, log, clock });
   await expiry.start();
+  const relay = db.dialect === 'postgres' ? await relayFromOtherProcesses(config.database_url, outbox, feed, reviews, log) : undefined;
   return {
     db,
-    bus,
+    diskSpace,
+    feed,
+    outbox,
     waiters,
     reviews,
     feedback,
     attachments,
+    files,
     statistics,
     policy: currentPolicy,
     replacePolicy: (next) => {
@@ -88,9 +104,36 @@ export async function openServices(config: Config, log: Logger, clock: () => num
     },
     close: async () => {
       expiry.stop();
+      await relay?.stop();
       await db.close();
     },
   };
+}
+
+/**
+ * Removes the files of uploads that never committed: stopped mid-upload, or moved into place
+ * by a process killed before its commit. With a database other processes share, files of the
+ * last minutes are spared: they may belong to another process's upload under way.
+ */
+async function sweepAttachments(files: AttachmentFiles, store: AttachmentStore, db: Database, log: Logger, clock: () => number): Promise<void> {
+  const olderThan = db.dialect === 'sqlite' ? Number.POSITIVE_INFINITY : clock() - SHARED_SWEEP_SPARES_MS;
+  const abandoned = await files.sweepIncoming(olderThan);
+  if (abandoned > 0) log.info('removed unfinished uploads', { count: abandoned });
+  const kept = await store.storageKeys();
+  const unreferenced = await files.sweepUnreferenced((storageKey) => kept.has(storageKey), olderThan);
+  if (unreferenced > 0) log.info('removed files of uploads that never committed', { count: unreferenced });
+}
+
+/** Longer than any upload may take to arrive (the request timeout), with room to spare. */
+const SHARED_SWEEP_SPARES_MS = 10 * 60_000;
+
+/** Other API processes on the same PostgreSQL: their events reach this process's feed. */
+async function relayFromOtherProcesses(url: string, outbox: Outbox, feed: EventFeed, reviews: ReviewService, log: Logger): Promise<{ stop(): Promise<void> }> {
+  // Loaded only for PostgreSQL, with its driver.
+  const { PostgresEventRelay } = await import('./db/postgres-relay.js');
+  const relay = new PostgresEventRelay({ url, outbox, feed, recheck: () => reviews.recheckWaiting(), log });
+  await relay.start();
+  return relay;
 }
 
 export interface RunningServer {
@@ -107,11 +150,18 @@ export interface RunningServer {
 export interface StartOptions {
   log?: Logger;
   validateResponses?: boolean;
-  /** How long in-flight requests get to finish on shutdown before their sockets are cut. */
+  /**
+   * How long requests under way get on shutdown before connections whose request has not fully
+   * arrived are closed; requests that have are still answered.
+   */
   drainMs?: number;
+  /** Replaces the connection limits derived from `max_waiting_requests` and the open-file limit. */
+  connectionLimits?: Partial<ConnectionLimits>;
   heartbeatMs?: number;
-  /** How often a waiting MCP tool call reports progress. */
-  mcpProgressIntervalMs?: number;
+  /** How the MCP tools at /mcp wait (progress interval, the hold without a progress token, task polling). */
+  mcpTools?: Omit<ReviewToolsOptions, 'defaultWaitSeconds'>;
+  /** Limits of the MCP sessions at /mcp. */
+  mcpSessionLimits?: McpSessionOptions;
   /** The service's notion of now (tests set it to make durations exact). */
   clock?: () => number;
 }
@@ -123,36 +173,58 @@ export class PortInUseError extends Error {
   }
 }
 
+/**
+ * Who can reach a server bound to `config[hostKey]`. A server open to the network with
+ * authentication off would let anyone who reaches the machine read and decide reviews: that
+ * is refused unless the configuration says the risk is accepted.
+ */
+function exposureOf(config: Config, hostKey: 'api_host' | 'dashboard_host'): Exposure {
+  const loopbackOnly = isLoopback(config[hostKey]);
+  if (!loopbackOnly && !config.enable_auth && !config.allow_unauthenticated_network) {
+    throw new ConfigError(
+      `${hostKey} is ${config[hostKey]}, which other machines can reach, and enable_auth is false: anyone on the network could read and decide reviews. ` +
+        'Turn on enable_auth with an api_key, bind to 127.0.0.1, or accept the risk with allow_unauthenticated_network: true (--allow-unauthenticated-network)',
+    );
+  }
+  return { loopbackOnly, authenticated: config.enable_auth, allowedHosts: config.allowed_hosts };
+}
+
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
+  const exposure = exposureOf(config, 'api_host');
   const log = options.log ?? silentLogger;
   const services = await openServices(config, log, options.clock);
-  const eventStreams = new EventStreams(services.bus, { heartbeatMs: options.heartbeatMs });
-  const gateway = localGateway(services);
+  const eventStreams = new EventStreams(services.feed, services.outbox, { heartbeatMs: options.heartbeatMs });
   // The MCP SDK loads with the first /mcp session, not at start (see McpHttpSessions.open).
-  const mcpSessions = new McpHttpSessions(async () =>
-    (await import('./mcp/tools.js')).createReviewTools(gateway, {
-      defaultWaitSeconds: config.blocking_timeout_seconds,
-      progressIntervalMs: options.mcpProgressIntervalMs,
-    }),
+  const mcpSessions = new McpHttpSessions(
+    async (principal) =>
+      (await import('./mcp/tools.js')).createReviewTools(localGateway(services, principal), {
+        ...options.mcpTools,
+        defaultWaitSeconds: config.blocking_timeout_seconds,
+      }),
+    options.mcpSessionLimits,
   );
   const app = createApp({
     reviews: services.reviews,
     feedback: services.feedback,
     attachments: services.attachments,
+    files: services.files,
     statistics: services.statistics,
     eventStreams,
     mcpSessions,
     apiKey: config.enable_auth ? config.api_key : undefined,
-    loopbackOnly: isLoopback(config.api_host),
+    exposure,
     rateLimitPerMinute: config.rate_limit_per_minute,
     pingDatabase: services.db.ping,
+    disk: () => services.diskSpace.report(),
+    clock: options.clock,
     blockingTimeoutSeconds: config.blocking_timeout_seconds,
     log,
     validateResponses: options.validateResponses,
   });
   let listening: Listening;
   try {
-    listening = await listen(httpServerFor(app), config.api_host, config.api_port);
+    const limits = { ...connectionLimitsFor(config.max_waiting_requests), ...options.connectionLimits };
+    listening = await listen(httpServerFor(app, limits), config.api_host, config.api_port, log);
   } catch (error) {
     await services.close();
     throw error;
@@ -186,9 +258,10 @@ export async function startDashboard(config: Config, options: { apiUrl: string; 
     apiUrl: options.apiUrl,
     log: options.log ?? silentLogger,
     staticDir: options.staticDir,
-    loopbackOnly: isLoopback(config.dashboard_host),
+    exposure: exposureOf(config, 'dashboard_host'),
   });
-  const listening = await listen(httpServerFor(app), config.dashboard_host, config.dashboard_port);
+  const limits = connectionLimitsFor(config.max_waiting_requests);
+  const listening = await listen(httpServerFor(app, limits), config.dashboard_host, config.dashboard_port, options.log ?? silentLogger);
   return { url: listening.url, port: listening.port, close: () => listening.close(1_000) };
 }
 
@@ -196,13 +269,24 @@ interface Listening {
   url: string;
   port: number;
   /**
-   * Stops accepting, runs `answerWaiting` so held requests get their answers, then waits up
-   * to `drainMs` for in-flight responses before cutting the remaining sockets.
+   * Stops accepting connections and requests, runs `answerWaiting` so held requests get their
+   * answers, and closes once every request taken has been answered. Requests still arriving
+   * after `drainMs` (a slow upload) are cut: nothing of them was stored.
    */
   close(drainMs: number, answerWaiting?: () => void): Promise<void>;
 }
 
-function listen(server: http.Server, host: string, port: number): Promise<Listening> {
+/** After the drain, how long requests that fully arrived get to be answered before everything is cut. */
+const ANSWER_GRACE_MS = 10_000;
+
+function within(ms: number, work: Promise<void>): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  return Promise.race([work.then(() => true), timeout]).finally(() => clearTimeout(timer));
+}
+
+function listen(connections: ClientConnections, host: string, port: number, log: Logger): Promise<Listening> {
+  const { server } = connections;
   return new Promise((resolve, reject) => {
     const onError = (error: NodeJS.ErrnoException): void => {
       reject(error.code === 'EADDRINUSE' ? new PortInUseError(host, port) : error);
@@ -216,12 +300,16 @@ function listen(server: http.Server, host: string, port: number): Promise<Listen
         url: `http://${shownHost}:${actualPort}`,
         port: actualPort,
         close: async (drainMs, answerWaiting) => {
-          const drained = new Promise<void>((done) => server.close(() => done()));
+          const closed = new Promise<void>((done) => server.close(() => done()));
+          connections.drain();
           answerWaiting?.();
-          server.closeIdleConnections();
-          const timer = setTimeout(() => server.closeAllConnections(), drainMs);
-          await drained;
-          clearTimeout(timer);
+          if (!(await within(drainMs, connections.settled())) && connections.dropUnfinishedRequests() > 0) {
+            if (!(await within(ANSWER_GRACE_MS, connections.settled()))) {
+              log.warn('shutdown cut requests that were still being answered', { port: actualPort });
+            }
+          }
+          server.closeAllConnections();
+          await closed;
         },
       });
     });

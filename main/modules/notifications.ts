@@ -1,4 +1,4 @@
-import type { ReviewRecord } from '../../server';
+import { oneLine, type ReviewRecord } from '../../server';
 import type { NotificationLevel } from '../bridge';
 
 /** What the person is told: one review, or how many arrived in a burst. */
@@ -65,11 +65,10 @@ export function notificationContent(announcement: Announcement): { title: string
     return { title: `${announcement.count} urgent reviews waiting`, body: 'Open Greenlight to review them.' };
   }
   const { review } = announcement;
-  const action = review.proposed_action.replace(/\s+/g, ' ').trim();
   const agent = review.agent_id !== null ? `agent ${review.agent_id}` : (review.framework ?? 'an agent');
   return {
     title: `${review.urgency === 'critical' ? 'Critical' : 'High-urgency'} review: ${review.task_type}`,
-    body: `${action.length > 120 ? `${action.slice(0, 119)}…` : action}\nfrom ${agent}`,
+    body: `${oneLine(review.proposed_action, 120)}\nfrom ${agent}`,
   };
 }
 

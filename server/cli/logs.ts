@@ -1,6 +1,8 @@
 import { loadConfig } from '../config/load';
 import { defineModels } from '../db/models';
 import { ReviewStore } from '../db/review-store';
+import { INSTALLATION } from '../domain/ports';
+import { oneLine } from '../domain/text';
 import type { ReviewRecord, ReviewStatus } from '../domain/records';
 import { openForReading } from './read-database';
 
@@ -18,11 +20,6 @@ export function age(from: string, now: number): string {
   return `${Math.floor(seconds / 86_400)}d`;
 }
 
-export function truncate(text: string, width: number): string {
-  const line = text.replace(/\s+/g, ' ').trim();
-  return line.length <= width ? line : `${line.slice(0, width - 1)}…`;
-}
-
 export function describeDecision(review: ReviewRecord): string {
   const decision = review.decision;
   if (!decision) return '-';
@@ -38,7 +35,7 @@ export function formatTable(header: string[], rows: string[][], width: number): 
   widths[widths.length - 1] = Math.max(10, Math.min(widths[widths.length - 1], width - fixed));
   const line = (cells: string[]): string =>
     cells
-      .map((cell, i) => (i === cells.length - 1 ? truncate(cell, widths[i]) : cell.padEnd(widths[i])))
+      .map((cell, i) => (i === cells.length - 1 ? oneLine(cell, widths[i]) : cell.padEnd(widths[i])))
       .join('  ')
       .trimEnd();
   return [line(header), ...rows.map(line)].join('\n') + '\n';
@@ -51,7 +48,7 @@ export async function runLogs(options: LogsOptions, out: NodeJS.WritableStream &
   try {
     const store = new ReviewStore(db, defineModels(db.sequelize));
     const filters = options.statusFilter ? { status: options.statusFilter } : {};
-    const { reviews, total } = await store.list(filters, 1, options.limit);
+    const { reviews, total } = await store.list(INSTALLATION, filters, 1, options.limit);
     if (reviews.length === 0) {
       out.write(options.statusFilter ? `no ${options.statusFilter} reviews\n` : 'no reviews yet\n');
       return;
@@ -60,10 +57,10 @@ export async function runLogs(options: LogsOptions, out: NodeJS.WritableStream &
     const rows = reviews.map((r) => [
       String(r.id),
       age(r.created_at, now),
-      truncate(r.task_type, 20),
+      oneLine(r.task_type, 20),
       r.urgency,
       r.status,
-      truncate(r.proposed_action, 40),
+      oneLine(r.proposed_action, 40),
       describeDecision(r),
     ]);
     out.write(formatTable(['ID', 'AGE', 'TASK TYPE', 'URGENCY', 'STATUS', 'ACTION', 'DECISION'], rows, out.columns ?? 120));

@@ -4,17 +4,29 @@ import { REVIEW_STATUSES } from '../domain/records';
 import { ConfigError } from '../config/settings';
 import { packageVersion } from '../package-info';
 import { CliError } from './errors';
-import { runInit } from './init';
+import type { McpOptions } from './mcp';
 
 function integerText(value: string): string {
   if (!/^\d+$/.test(value)) throw new InvalidArgumentError('must be a whole number');
   return value;
 }
 
+function workerCount(value: string): number {
+  const count = Number(integerText(value));
+  if (count < 1 || count > 64) throw new InvalidArgumentError('must be from 1 to 64');
+  return count;
+}
+
 function limitNumber(value: string): number {
   const limit = Number(integerText(value));
   if (limit < 1 || limit > 1000) throw new InvalidArgumentError('must be from 1 to 1000');
   return limit;
+}
+
+function waitSeconds(value: string): number {
+  const seconds = Number(integerText(value));
+  if (seconds < 1 || seconds > 86_400) throw new InvalidArgumentError('must be from 1 to 86400');
+  return seconds;
 }
 
 const configOption = (): Option => new Option('--config <file>', `configuration file (default: ./${CONFIG_FILE_NAME} when present)`);
@@ -31,7 +43,7 @@ function buildProgram(): Command {
     .description('write a commented configuration file with every setting at its default')
     .option('--path <file>', 'where to write it', CONFIG_FILE_NAME)
     .option('--force', 'overwrite an existing file')
-    .action((options: { path: string; force?: boolean }) => runInit(options, process.stdout));
+    .action(async (options: { path: string; force?: boolean }) => (await import('./init.js')).runInit(options, process.stdout));
 
   program
     .command('start')
@@ -42,6 +54,8 @@ function buildProgram(): Command {
     .option('--dashboard-port <n>', 'dashboard port (overrides dashboard_port)', integerText)
     .option('--api-only', 'run only the API')
     .option('--dashboard-only', 'run only the dashboard, forwarding /api to api_url')
+    .option('--allow-unauthenticated-network', 'listen on a non-loopback --host with enable_auth false (anyone on the network could decide reviews)')
+    .option('--workers <n>', 'run the API in n processes sharing the port (PostgreSQL only)', workerCount)
     // Loaded on use: the server's modules take a second to load, which `--help` need not pay.
     .action(async (options) => (await import('./start.js')).runStart(options));
 
@@ -50,7 +64,8 @@ function buildProgram(): Command {
     .description('run the MCP server on stdio for MCP clients (Claude Desktop, IDE agents); uses the running API, or starts one in-process')
     .addOption(configOption())
     .option('--api-url <url>', 'the Greenlight API to use (overrides api_url; default: this machine\'s, from api_host and api_port)')
-    .action(async (options: { config?: string; apiUrl?: string }) => (await import('./mcp.js')).runMcp(options));
+    .option('--answer-within <seconds>', 'answer a waiting call that came without a progress token within this many seconds, "pending" if no one has decided yet (default: a little under the 60 s request timeout of common MCP clients)', waitSeconds)
+    .action(async (options: McpOptions) => (await import('./mcp.js')).runMcp(options));
 
   program
     .command('reload')

@@ -28,19 +28,19 @@ export function describeDatabaseError(error: unknown): string {
  */
 export async function openForReading(config: Config): Promise<Database> {
   const file = sqliteFile(config);
-  if (!fs.existsSync(file)) {
+  if (file !== null && !fs.existsSync(file)) {
     throw new CliError(`no database at ${file}; start the server once (greenlight start) to create it`, 1);
   }
-  const db = openDatabase(file, { readOnly: true });
+  const db = await openDatabase(config.database_url, { readOnly: true });
   try {
     const pending = await pendingMigrations(db.sequelize);
     if (pending.length > 0) {
-      throw new CliError(`the database at ${file} is not migrated (${pending.join(', ')} pending); run greenlight start to migrate it`, 1);
+      throw new CliError(`the database at ${db.location} is not migrated (${pending.join(', ')} pending); run greenlight start to migrate it`, 1);
     }
     return db;
   } catch (error) {
     await db.close();
     if (error instanceof CliError) throw error;
-    throw new CliError(`cannot read the database at ${file}: ${describeDatabaseError(error)}`, 1);
+    throw new CliError(`cannot read the database at ${db.location}: ${describeDatabaseError(error)}`, 1);
   }
 }

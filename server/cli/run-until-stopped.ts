@@ -4,29 +4,39 @@ export interface Stoppable {
   close(): Promise<void>;
 }
 
+const STOP_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM'];
+const EXIT_CODES: Partial<Record<NodeJS.Signals, number>> = { SIGINT: 130, SIGTERM: 143 };
+
 /**
- * Keeps `running` up until SIGINT or SIGTERM (or `stopWhen` calls back), then closes each part
- * in order. A second signal during shutdown exits at once.
+ * Resolves with the reason the first time one of `signals` arrives (or `stopWhen` calls back).
+ * Listening starts at once, before anything is started or announced: a signal sent the moment
+ * a "listening" line appears must not meet the default handler, which ends the process without
+ * a shutdown.
  */
-export async function runUntilStopped(running: Stoppable[], log: Logger, stopWhen?: (stop: (reason: string) => void) => void): Promise<void> {
-  await new Promise<void>((resolve) => {
-    let stopping = false;
-    const stop = (reason: string): void => {
-      if (stopping) return;
-      stopping = true;
-      log.info('shutting down', { reason });
-      process.once('SIGINT', () => process.exit(130));
-      process.once('SIGTERM', () => process.exit(143));
-      (async () => {
-        for (const part of running) await part.close();
-      })().then(resolve, (error: unknown) => {
-        log.error('shutdown failed', { error: String(error) });
-        process.exit(1);
-      });
+export function stopRequested(stopWhen?: (stop: (reason: string) => void) => void, signals: readonly NodeJS.Signals[] = STOP_SIGNALS): Promise<string> {
+  return new Promise((resolve) => {
+    const onSignal = (signal: NodeJS.Signals): void => {
+      for (const name of signals) process.off(name, onSignal);
+      resolve(signal);
     };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-    stopWhen?.(stop);
+    for (const name of signals) process.on(name, onSignal);
+    stopWhen?.(resolve);
   });
+}
+
+/**
+ * Once `stop` resolves, closes each part of `running` in order. A second of `exitNowOn` during
+ * shutdown exits at once.
+ */
+export async function runUntilStopped(running: Stoppable[], log: Logger, stop: Promise<string>, exitNowOn: readonly NodeJS.Signals[] = STOP_SIGNALS): Promise<void> {
+  const reason = await stop;
+  log.info('shutting down', { reason });
+  for (const signal of exitNowOn) process.once(signal, () => process.exit(EXIT_CODES[signal] ?? 1));
+  try {
+    for (const part of running) await part.close();
+  } catch (error) {
+    log.error('shutdown failed', { error: String(error) });
+    process.exit(1);
+  }
   log.info('stopped');
 }

@@ -3,6 +3,7 @@ import { loadConfig } from '../config/load';
 import { type Config, apiUrlOf } from '../config/settings';
 import { describePolicy } from '../domain/policy';
 import { packageVersion } from '../package-info';
+import { freeBytesUnder } from '../db/disk-space';
 import { CliError } from './errors';
 import { openForReading } from './read-database';
 
@@ -23,7 +24,7 @@ async function checkDatabase(config: Config): Promise<Check[]> {
       const pending = counts.find((c) => c.status === 'pending')?.count ?? 0;
       const decided = counts.filter((c) => c.status !== 'pending').reduce((sum, c) => sum + c.count, 0);
       return [
-        { name: 'database', ok: true, detail: `${db.file} (reachable, schema up to date)` },
+        { name: 'database', ok: true, detail: `${db.location} (reachable, schema up to date)` },
         { name: 'reviews', ok: true, detail: `${pending} pending, ${decided} decided` },
       ];
     } finally {
@@ -35,12 +36,41 @@ async function checkDatabase(config: Config): Promise<Check[]> {
   }
 }
 
-async function checkApi(config: Config): Promise<Check> {
+interface HealthReport {
+  status?: string;
+  version?: string;
+  database?: string;
+  storage?: string;
+}
+
+function describeBytes(bytes: number): string {
+  const units = ['bytes', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  return `${unit === 0 ? value : value.toFixed(1)} ${units[unit]}`;
+}
+
+/** Room on the disk under data_dir: as the running API's writes found it, and as the system counts it. */
+async function checkDisk(config: Config, health: HealthReport | null): Promise<Check> {
+  const free = await freeBytesUnder(config.data_dir);
+  const room = free === null ? 'free space unknown' : `${describeBytes(free)} free under ${config.data_dir}`;
+  if (health?.storage !== undefined && health.storage !== 'ok') return { name: 'disk', ok: false, detail: `${health.storage} (${room})` };
+  return { name: 'disk', ok: true, detail: room };
+}
+
+async function checkApi(config: Config): Promise<{ check: Check; health: HealthReport | null }> {
   const url = apiUrlOf(config);
-  try {
-    const health = await fetch(`${url}/health`, { signal: AbortSignal.timeout(3_000) });
-    const body = (await health.json()) as { status?: string; version?: string; database?: string };
-    if (health.status !== 200) return { name: 'api', ok: false, detail: `${url} answers ${health.status}: database ${body.database ?? 'unknown'}` };
+  let health: HealthReport | null = null;
+  const check = async (): Promise<Check> => {
+    const answer = await fetch(`${url}/health`, { signal: AbortSignal.timeout(3_000) });
+    const body = (health = (await answer.json()) as HealthReport);
+    if (answer.status !== 200) {
+      return { name: 'api', ok: false, detail: `${url} answers ${answer.status}: database ${body.database ?? 'unknown'}, storage ${body.storage ?? 'unknown'}` };
+    }
     if (config.enable_auth) {
       const probe = await fetch(`${url}/reviews?page_size=1`, {
         headers: { authorization: `Bearer ${config.api_key}` },
@@ -49,20 +79,25 @@ async function checkApi(config: Config): Promise<Check> {
       if (probe.status === 401) return { name: 'api', ok: false, detail: `${url} is up but refuses the configured api_key` };
     }
     return { name: 'api', ok: true, detail: `${url} (version ${body.version ?? 'unknown'}, authentication ${config.enable_auth ? 'on' : 'off'})` };
+  };
+  try {
+    return { check: await check(), health };
   } catch (error) {
     const cause = (error as { cause?: { code?: string } }).cause?.code;
     const reason = cause === 'ECONNREFUSED' ? 'nothing is listening' : cause ?? (error as Error).name;
-    return { name: 'api', ok: false, detail: `${url} is not reachable (${reason}); is greenlight start running?` };
+    return { check: { name: 'api', ok: false, detail: `${url} is not reachable (${reason}); is greenlight start running?` }, health: null };
   }
 }
 
 /** Checks configuration, database and API; exits non-zero unless all are healthy. */
 export async function runStatus(options: { config?: string }, out: NodeJS.WritableStream): Promise<void> {
   const { config, file } = loadConfig({ file: options.config });
+  const api = await checkApi(config);
   const checks: Check[] = [
     { name: 'config', ok: true, detail: file ?? 'no config file; defaults and GREENLIGHT_* variables' },
     ...(await checkDatabase(config)),
-    await checkApi(config),
+    await checkDisk(config, api.health),
+    api.check,
     // Valid, or loading the configuration above would have stopped with the rule's problem.
     { name: 'policy', ok: true, detail: describePolicy(config.routing).join(`\n${' '.repeat(18)}`) },
   ];

@@ -1,6 +1,5 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import YAML from 'yaml';
 import {
   type Config,
   type ConfigKey,
@@ -21,6 +20,8 @@ export interface ConfigSources {
   env?: NodeJS.ProcessEnv;
   /** Command-line flags, already mapped to keys; values are text as typed. */
   flags?: Partial<Record<ConfigKey, string>>;
+  /** How the command spells each flag, so an error names the one typed (default `--<key with dashes>`). */
+  flagNames?: Partial<Record<ConfigKey, string>>;
   cwd?: string;
   /** Replaces built-in defaults (the desktop app keeps its data in the per-user directory). */
   defaults?: Partial<Config>;
@@ -58,7 +59,8 @@ export function loadConfig(sources: ConfigSources = {}): LoadedConfig {
     if (raw !== undefined) overrides.push([s.key, raw, { source: environmentName(s.key), isText: true }]);
   }
   for (const [key, raw] of Object.entries(sources.flags ?? {})) {
-    if (raw !== undefined) overrides.push([key as ConfigKey, raw, { source: `--${key.replace(/_/g, '-')}`, isText: true }]);
+    const source = sources.flagNames?.[key as ConfigKey] ?? `--${key.replace(/_/g, '-')}`;
+    if (raw !== undefined) overrides.push([key as ConfigKey, raw, { source, isText: true }]);
   }
   for (const [key, raw, origin] of overrides) {
     apply(config, key, raw, origin);
@@ -90,6 +92,8 @@ function readConfigFile(file: string): Record<string, unknown> {
   } catch (error) {
     throw new ConfigError(`cannot read config file ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
   }
+  // Loaded only when there is a file to read: a server started from the environment alone need not hold it.
+  const YAML = require('yaml') as typeof import('yaml');
   const document = YAML.parseDocument(source);
   if (document.errors.length > 0) {
     const first = document.errors[0];
@@ -115,14 +119,28 @@ function apply(config: Config, key: string, raw: unknown, origin: ValueOrigin): 
 
 function resolveDatabaseUrl(url: string, dataDir: string, base: string): string {
   if (url === '') return `sqlite:${path.join(dataDir, 'greenlight.db')}`;
+  if (/^postgres(ql)?:\/\//.test(url)) return checkedPostgresUrl(url);
   const match = /^sqlite:(?:\/\/)?(.+)$/.exec(url);
   if (!match || match[1] === ':memory:') {
-    throw new ConfigError(`database_url must be empty or sqlite:<path to a database file> (got ${JSON.stringify(url)}); other databases are not supported yet`);
+    throw new ConfigError(`database_url must be empty, sqlite:<path to a database file> or postgres://user:password@host:5432/database (got ${JSON.stringify(url)})`);
   }
   return `sqlite:${path.resolve(base, match[1])}`;
 }
 
-/** The SQLite file a loaded config points at. */
-export function sqliteFile(config: Pick<Config, 'database_url'>): string {
-  return config.database_url.slice('sqlite:'.length);
+function checkedPostgresUrl(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new ConfigError('database_url is not a valid postgres:// URL (special characters in the password must be percent-encoded)');
+  }
+  if (parsed.hostname === '' || parsed.pathname.replace(/^\//, '') === '') {
+    throw new ConfigError('database_url must name a host and a database: postgres://user:password@host:5432/database');
+  }
+  return url;
+}
+
+/** The SQLite file a loaded config points at, or null when the database is PostgreSQL. */
+export function sqliteFile(config: Pick<Config, 'database_url'>): string | null {
+  return config.database_url.startsWith('sqlite:') ? config.database_url.slice('sqlite:'.length) : null;
 }

@@ -16,7 +16,7 @@ export interface Config {
   api_url: string;
   /** Absolute path; relative paths are resolved when the config is loaded. */
   data_dir: string;
-  /** Empty means the SQLite file `greenlight.db` inside `data_dir`. */
+  /** `sqlite:<absolute path>` or `postgres://…` once loaded (empty in a file means the SQLite file `greenlight.db` inside `data_dir`). */
   database_url: string;
   blocking_timeout_seconds: number;
   enable_auth: boolean;
@@ -30,6 +30,10 @@ export interface Config {
   rate_limit_per_minute: number;
   /** The review policy (routing rules, default reviewers, expiry), validated and compiled. */
   routing: Policy;
+  /** Start on a non-loopback address with authentication off, which is refused otherwise. */
+  allow_unauthenticated_network: boolean;
+  /** Host names, besides this machine's own, that a server open to the network without a key answers to. */
+  allowed_hosts: string[];
 }
 
 export type ConfigKey = keyof Config;
@@ -116,6 +120,17 @@ function flag(key: ConfigKey) {
   };
 }
 
+/** A list in the file; names separated by commas in an environment variable. */
+function hostNames(key: ConfigKey) {
+  return (raw: unknown, origin: ValueOrigin): string[] => {
+    const items = origin.isText && typeof raw === 'string' ? raw.split(',').map((item) => item.trim()).filter(Boolean) : raw ?? [];
+    if (!Array.isArray(items) || !items.every((item) => typeof item === 'string' && /^[a-z0-9.-]{1,253}$/i.test(item))) {
+      throw invalid(key, 'a list of host names (letters, digits, dots and dashes)', raw, origin);
+    }
+    return items.map((item: string) => item.toLowerCase());
+  };
+}
+
 /** A mapping in the file; JSON in an environment variable. */
 function policy(key: ConfigKey) {
   return (raw: unknown, origin: ValueOrigin): Policy => {
@@ -152,7 +167,12 @@ export const SETTINGS = [
   setting('dashboard_port', 8501, 'TCP port of the reviewer dashboard.', port),
   setting('api_url', '', 'API the dashboard talks to (its /api/* is forwarded there). Empty: http://<api_host>:<api_port>.', url),
   setting('data_dir', './greenlight-data', 'Directory for the database and uploaded files (relative to this file).', text({ allowEmpty: false })),
-  setting('database_url', '', 'Empty: the SQLite file greenlight.db inside data_dir. Or sqlite:<path to a .db file>.', text({ allowEmpty: true })),
+  setting(
+    'database_url',
+    '',
+    'Empty: the SQLite file greenlight.db inside data_dir. Or sqlite:<path to a .db file>, or postgres://user:password@host:5432/database (prefer GREENLIGHT_DATABASE_URL for a password).',
+    text({ allowEmpty: true }),
+  ),
   setting('blocking_timeout_seconds', 300, 'Longest a blocking POST /reviews waits for a decision before answering 408.', integerIn(1, 86_400)),
   setting('enable_auth', false, 'Require Authorization: Bearer <api_key> on every endpoint except /health and the API docs.', flag),
   setting('api_key', '', 'The API key (at least 16 characters; e.g. the output of: openssl rand -hex 32). Prefer GREENLIGHT_API_KEY to keep it out of files.', text({ allowEmpty: true })),
@@ -160,6 +180,13 @@ export const SETTINGS = [
   setting('max_attachments_per_review', 20, 'Most attachments one review may hold; more get 409.', integerIn(1, 10_000)),
   setting('max_waiting_requests', 10_000, 'Most blocking creates, long-polls and MCP waits held open at once; more get 503 with Retry-After (MCP tools answer pending).', integerIn(1, 1_000_000)),
   setting('rate_limit_per_minute', 0, 'Requests per minute per API key (per client address without auth), 429 past it; 0: no limit.', integerIn(0, 1_000_000)),
+  setting(
+    'allow_unauthenticated_network',
+    false,
+    'Let the API or dashboard listen on a non-loopback address with enable_auth false: anyone who can reach this machine could read and decide reviews. Refused unless true.',
+    flag,
+  ),
+  setting('allowed_hosts', [], 'Host names (besides this machine\'s own) that a server open to the network without a key answers to, e.g. [greenlight.lan]; others get 403.', hostNames),
   setting('routing', NO_POLICY, 'Review policy: routing rules, default reviewers and expiry (see the README). Reloaded on SIGHUP or greenlight reload.', policy),
 ] as const;
 

@@ -4,7 +4,7 @@ import express, { type Express } from 'express';
 import type { Logger } from '../logging';
 import { packageRoot } from '../package-info';
 import { sendProblem } from '../http/problems';
-import { loopbackHostsOnly, refuseCrossSiteWrites } from '../http/protection';
+import { type Exposure, hostsAllowed, refuseCrossSiteWrites } from '../http/protection';
 import { apiProxy } from './proxy';
 
 /** Where `npm run build` puts the dashboard. */
@@ -33,8 +33,8 @@ const CONTENT_SECURITY_POLICY = [
 
 export interface DashboardOptions {
   apiUrl: string;
-  /** Listening on loopback only: requests must name this machine, as the API's must. */
-  loopbackOnly?: boolean;
+  /** Who can reach the dashboard: it answers to the same `Host` names as an API so exposed would. */
+  exposure: Exposure;
   log: Logger;
   staticDir?: string;
 }
@@ -48,8 +48,8 @@ export function createDashboardApp(options: DashboardOptions): Express {
   const app = express();
   app.disable('x-powered-by');
   // Before the proxy: it addresses the API by its own name, so the API cannot tell a rebound request.
-  if (options.loopbackOnly) app.use(loopbackHostsOnly());
-  app.use('/api', refuseCrossSiteWrites({ loopbackOnly: options.loopbackOnly ?? false }), apiProxy(options.apiUrl, options.log));
+  app.use(hostsAllowed(options.exposure));
+  app.use('/api', refuseCrossSiteWrites({ loopbackOnly: options.exposure.loopbackOnly }), apiProxy(options.apiUrl, options.log));
   app.use((_req, res, next) => {
     res.set({
       'Content-Security-Policy': CONTENT_SECURITY_POLICY,

@@ -34,6 +34,7 @@ export function apiProxy(apiUrl: string, log: Logger): RequestHandler {
     // Where a request comes from was judged here, against the dashboard's own address
     // (refuseCrossSiteWrites); the API would judge a dashboard page's Origin against its own.
     const { origin: _judgedHere, ...forwarded } = endToEnd(req.headers);
+    let answer: http.IncomingMessage | undefined;
     const upstream = transport.request(
       {
         protocol: target.protocol,
@@ -43,12 +44,21 @@ export function apiProxy(apiUrl: string, log: Logger): RequestHandler {
         path: `${basePath}${req.url}`,
         headers: { ...forwarded, host: target.host },
       },
-      (answer) => {
-        res.writeHead(answer.statusCode ?? 502, endToEnd(answer.headers));
-        answer.pipe(res);
+      (received) => {
+        answer = received;
+        if (!req.complete) {
+          // Answered before the whole body was forwarded (a refusal): the rest is not sent on,
+          // and the answer reaches the browser once the rest has been read (see unread-body.ts).
+          req.unpipe(upstream);
+          received.once('end', () => upstream.destroy());
+        }
+        res.writeHead(received.statusCode ?? 502, endToEnd(received.headers));
+        received.pipe(res);
       },
     );
     upstream.on('error', (error: NodeJS.ErrnoException) => {
+      // Once the API's whole answer has come, a failure to send it the rest of a refused body changes nothing.
+      if (answer?.complete) return;
       log.warn('API not reachable from the dashboard', { api: apiUrl, error: error.code ?? error.message });
       if (!res.headersSent) {
         sendProblem(res, 502, `the Greenlight API at ${apiUrl} is not reachable; is it running?`);

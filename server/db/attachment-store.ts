@@ -1,6 +1,8 @@
-import type { Database } from './connection';
 import type { AttachmentRow, Models, ReviewRow } from './models';
+import { scopeWhere } from './scope';
 import { isoTime } from './time';
+import { transactionOf } from './unit-of-work';
+import type { AttachmentInsert, AttachmentRepository, NewAttachment, Scope, StoredAttachment, Tx } from '../domain/ports';
 import type { AttachmentRecord } from '../domain/records';
 
 export function toAttachmentRecord(row: AttachmentRow): AttachmentRecord {
@@ -16,24 +18,12 @@ export function toAttachmentRecord(row: AttachmentRow): AttachmentRecord {
   };
 }
 
-export interface NewAttachment {
-  file_name: string;
-  content_type: string;
-  size_bytes: number;
-  sha256: string;
-  description: string | null;
+function stored(row: AttachmentRow): StoredAttachment {
+  return { attachment: toAttachmentRecord(row), storageKey: row.storage_key, organization_id: row.organization_id };
 }
 
-export type InsertOutcome =
-  | { outcome: 'inserted'; row: AttachmentRow }
-  | { outcome: 'review_not_found' }
-  | { outcome: 'limit_reached' };
-
-export class AttachmentStore {
-  constructor(
-    private readonly db: Database,
-    private readonly models: Models,
-  ) {}
+export class AttachmentStore implements AttachmentRepository {
+  constructor(private readonly models: Models) {}
 
   /** Every stored attachment's storage key (for the start-up sweep of unreferenced files). */
   async storageKeys(): Promise<Set<string>> {
@@ -41,47 +31,45 @@ export class AttachmentStore {
     return new Set(rows.map((row) => row.storage_key));
   }
 
-  async countFor(reviewId: number): Promise<number> {
-    return this.models.Attachment.count({ where: { review_id: reviewId } });
+  async countFor(scope: Scope, reviewId: number): Promise<number> {
+    return this.models.Attachment.count({ where: { review_id: reviewId, ...scopeWhere(scope) } });
   }
 
-  /**
-   * Checks the review and the per-review limit, lets `place` put the bytes where they belong
-   * and records the row — all inside one write transaction, so two uploads racing for the
-   * last free place cannot both win.
-   */
-  insert(reviewId: number, attachment: NewAttachment, maxPerReview: number, now: number, place: () => Promise<string>): Promise<InsertOutcome> {
-    return this.db.write(async (transaction) => {
-      const review = (await this.models.Review.findByPk(reviewId, { attributes: ['organization_id'], raw: true, transaction })) as
-        | Pick<ReviewRow, 'organization_id'>
-        | null;
-      if (!review) return { outcome: 'review_not_found' };
-      const count = await this.models.Attachment.count({ where: { review_id: reviewId }, transaction });
-      if (count >= maxPerReview) return { outcome: 'limit_reached' };
-      const storage_key = await place();
-      const row = await this.models.Attachment.create(
-        { ...attachment, review_id: reviewId, organization_id: review.organization_id, storage_key, created_at: now },
-        { transaction },
-      );
-      return { outcome: 'inserted', row: row.get({ plain: true }) };
-    });
+  async insert(tx: Tx, scope: Scope, reviewId: number, attachment: NewAttachment, maxPerReview: number, now: number, place: () => Promise<string>): Promise<AttachmentInsert> {
+    const transaction = transactionOf(tx);
+    // The review's row locked (PostgreSQL; SQLite's writes take turns anyway): racing uploads count one after another.
+    const review = (await this.models.Review.findOne({
+      where: { id: reviewId, ...scopeWhere(scope) },
+      attributes: ['organization_id'],
+      raw: true,
+      transaction,
+      lock: true,
+    })) as Pick<ReviewRow, 'organization_id'> | null;
+    if (!review) return { outcome: 'review_not_found' };
+    const count = await this.models.Attachment.count({ where: { review_id: reviewId }, transaction });
+    if (count >= maxPerReview) return { outcome: 'limit_reached' };
+    const storageKey = await place();
+    const row = await this.models.Attachment.create(
+      { ...attachment, review_id: reviewId, organization_id: review.organization_id, storage_key: storageKey, created_at: now },
+      { transaction },
+    );
+    return { outcome: 'inserted', attachment: toAttachmentRecord(row.get({ plain: true })), storageKey, organization_id: review.organization_id };
   }
 
-  async findById(id: number): Promise<AttachmentRow | null> {
-    return (await this.models.Attachment.findByPk(id, { raw: true })) as AttachmentRow | null;
+  async findById(scope: Scope, id: number): Promise<StoredAttachment | null> {
+    const row = (await this.models.Attachment.findOne({ where: { id, ...scopeWhere(scope) }, raw: true })) as AttachmentRow | null;
+    return row ? stored(row) : null;
   }
 
-  async listFor(reviewId: number): Promise<AttachmentRecord[]> {
-    const rows = await this.models.Attachment.findAll({ where: { review_id: reviewId }, order: [['id', 'ASC']], raw: true });
+  async listFor(scope: Scope, reviewId: number): Promise<AttachmentRecord[]> {
+    const rows = await this.models.Attachment.findAll({ where: { review_id: reviewId, ...scopeWhere(scope) }, order: [['id', 'ASC']], raw: true });
     return (rows as unknown as AttachmentRow[]).map(toAttachmentRecord);
   }
 
-  /** Deletes the row; returns it so the caller can remove the bytes after the commit. */
-  delete(id: number): Promise<AttachmentRow | null> {
-    return this.db.write(async (transaction) => {
-      const row = (await this.models.Attachment.findByPk(id, { raw: true, transaction })) as AttachmentRow | null;
-      if (row) await this.models.Attachment.destroy({ where: { id }, transaction });
-      return row;
-    });
+  async delete(tx: Tx, scope: Scope, id: number): Promise<StoredAttachment | null> {
+    const transaction = transactionOf(tx);
+    const row = (await this.models.Attachment.findOne({ where: { id, ...scopeWhere(scope) }, raw: true, transaction })) as AttachmentRow | null;
+    if (row) await this.models.Attachment.destroy({ where: { id }, transaction });
+    return row ? stored(row) : null;
   }
 }

@@ -1,5 +1,5 @@
 import { type QueryInterface, QueryTypes, type Sequelize } from 'sequelize';
-import { SequelizeStorage, Umzug } from 'umzug';
+import type { Umzug } from 'umzug';
 import * as reviewsAndDecisions from './migrations/0001-reviews-and-decisions';
 import * as feedbackAndAttachments from './migrations/0002-feedback-and-attachments';
 import * as statisticsIndexes from './migrations/0003-statistics-indexes';
@@ -7,6 +7,7 @@ import * as queueOrder from './migrations/0004-queue-order';
 import * as reviewPolicy from './migrations/0005-review-policy';
 import * as statisticsTallies from './migrations/0006-statistics-tallies';
 import * as idempotencyKeys from './migrations/0007-idempotency-keys';
+import * as outbox from './migrations/0008-outbox';
 
 /**
  * Listed explicitly rather than globbed so the same list works from TypeScript sources,
@@ -20,11 +21,14 @@ export const MIGRATIONS = [
   { name: '0005-review-policy', up: reviewPolicy.up, down: reviewPolicy.down },
   { name: '0006-statistics-tallies', up: statisticsTallies.up, down: statisticsTallies.down },
   { name: '0007-idempotency-keys', up: idempotencyKeys.up, down: idempotencyKeys.down },
+  { name: '0008-outbox', up: outbox.up, down: outbox.down },
 ];
 
 const MIGRATION_TABLE = 'schema_migrations';
 
+/** Umzug and its tools are loaded only when there is something to migrate: about 15 MB a server at rest need not hold. */
 function migrator(sequelize: Sequelize): Umzug<QueryInterface> {
+  const { SequelizeStorage, Umzug } = require('umzug') as typeof import('umzug');
   return new Umzug({
     migrations: MIGRATIONS,
     context: sequelize.getQueryInterface(),
@@ -33,10 +37,22 @@ function migrator(sequelize: Sequelize): Umzug<QueryInterface> {
   });
 }
 
-/** Applies every migration not yet applied; returns their names. */
+/** Any number, the same in every process: the advisory lock PostgreSQL holds while one of them migrates. */
+const MIGRATION_LOCK = 474_201_001;
+
+/**
+ * Applies every migration not yet applied; returns their names. On PostgreSQL, processes that
+ * start together take turns (an advisory lock held by a transaction of its own): the first
+ * migrates, the others then find nothing left to do.
+ */
 export async function migrate(sequelize: Sequelize): Promise<string[]> {
-  const applied = await migrator(sequelize).up();
-  return applied.map((m) => m.name);
+  if ((await pendingMigrations(sequelize)).length === 0) return [];
+  const up = async (): Promise<string[]> => (await migrator(sequelize).up()).map((m) => m.name);
+  if (sequelize.getDialect() !== 'postgres') return up();
+  return sequelize.transaction(async (transaction) => {
+    await sequelize.query(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`, { transaction });
+    return up();
+  });
 }
 
 /**
@@ -44,10 +60,9 @@ export async function migrate(sequelize: Sequelize): Promise<string[]> {
  * table when missing, which a read-only inspection must not do).
  */
 export async function pendingMigrations(sequelize: Sequelize): Promise<string[]> {
-  const [table] = await sequelize.query(`SELECT name FROM sqlite_master WHERE type = 'table' AND name = '${MIGRATION_TABLE}'`, {
-    type: QueryTypes.SELECT,
-  });
-  const applied = table
+  const tables = (await sequelize.getQueryInterface().showAllTables()) as Array<string | { tableName: string }>;
+  const hasTable = tables.some((table) => (typeof table === 'string' ? table : table.tableName) === MIGRATION_TABLE);
+  const applied = hasTable
     ? new Set((await sequelize.query<{ name: string }>(`SELECT name FROM ${MIGRATION_TABLE}`, { type: QueryTypes.SELECT })).map((r) => r.name))
     : new Set<string>();
   return MIGRATIONS.map((m) => m.name).filter((name) => !applied.has(name));

@@ -1,25 +1,21 @@
-import { literal, Op, type Order, QueryTypes, type Transaction, type WhereOptions } from 'sequelize';
+import { literal, Op, type Order, QueryTypes, type Transaction, UniqueConstraintError, type WhereOptions } from 'sequelize';
 import { URGENCY_RANK_SQL } from './migrations/0004-queue-order';
-import type { Database } from './connection';
+import { type Database, type Dialect, insertReturningId } from './database';
 import type { DecisionRow, Models, ReviewRow } from './models';
 import { isoTime } from './time';
-import type { Routing } from '../domain/policy';
+import { scopeSql, scopeWhere } from './scope';
+import { transactionOf } from './unit-of-work';
+import type { DecisionOutcome, DueReview, IdempotencyClaim, NewReview, ReviewRepository, Scope, Tx } from '../domain/ports';
 import {
   type DecisionInput,
-  IDEMPOTENCY_KEY_LIFETIME_MS,
-  type IdempotencyClaim,
   type DecisionRecord,
+  IDEMPOTENCY_KEY_LIFETIME_MS,
   type ReviewFilters,
-  type ReviewInput,
   type ReviewOrder,
   type ReviewRecord,
   STATUS_AFTER,
 } from '../domain/records';
-
-export type DecisionOutcome =
-  | { outcome: 'recorded'; review: ReviewRecord }
-  | { outcome: 'not_found' }
-  | { outcome: 'already_decided'; review: ReviewRecord };
+import { ClaimTaken } from '../domain/reviews';
 
 export function toDecisionRecord(row: DecisionRow): DecisionRecord {
   return {
@@ -67,96 +63,72 @@ const INSERT_REVIEW = `INSERT INTO reviews (${REVIEW_COLUMNS.join(', ')}) VALUES
 
 type ReviewWithDecision = ReviewRow & { decision: DecisionRow | null };
 
-/** Persistence of reviews and decisions. Every write goes through `Database.write`. */
-export class ReviewStore {
+/** Persistence of reviews and decisions. Writes run in the transaction of a unit of work. */
+export class ReviewStore implements ReviewRepository {
   constructor(
     private readonly db: Database,
     private readonly models: Models,
   ) {}
 
-  /**
-   * Stores a new review as the policy placed it, in one transaction: assigned (to the rule's
-   * reviewer, or the least busy default reviewer), or already decided by a rule.
-   */
-  async insert(
-    input: ReviewInput,
-    now: number,
-    placement: { routing: Routing; expiresAt: number | null },
-    claim?: IdempotencyClaim,
-  ): Promise<ReviewRecord> {
-    const { routing } = placement;
-    return this.db.write(async (transaction) => {
-      const assignedTo = routing.assignTo ?? (await this.leastBusy(routing.candidates, transaction));
-      const row: Omit<ReviewRow, 'id'> = {
-        organization_id: input.organization_id ?? null,
-        agent_id: input.agent_id ?? null,
-        task_type: input.task_type,
-        proposed_action: input.proposed_action,
-        agent_reasoning: input.agent_reasoning ?? null,
-        confidence_score: input.confidence_score ?? null,
-        urgency: input.urgency ?? 'medium',
-        framework: input.framework ?? null,
-        metadata: JSON.stringify(input.metadata ?? {}),
-        status: routing.autoDecide ? STATUS_AFTER[routing.autoDecide] : 'pending',
-        assigned_to: assignedTo,
-        assigned_team: routing.team,
-        routing_rule: routing.rule,
-        created_at: now,
-        updated_at: now,
-        decided_at: routing.autoDecide ? now : null,
-        expires_at: routing.autoDecide ? null : placement.expiresAt,
-      };
-      // The hot path of every create: one plain INSERT, not a model instance built, validated and read back.
-      const [id] = await this.db.sequelize.query(INSERT_REVIEW, { bind: row, type: QueryTypes.INSERT, transaction });
-      if (claim) await this.recordClaim(claim, id, row.organization_id, now, transaction);
-      if (!routing.autoDecide) return toReviewRecord({ id, ...row }, null);
-      const decision = await this.models.Decision.create(
-        {
-          review_id: id,
-          organization_id: row.organization_id,
-          decision_type: routing.autoDecide,
-          reviewer_id: null,
-          reviewer_name: `rule:${routing.rule}`,
-          modified_action: null,
-          notes: `Decided automatically by the routing rule '${routing.rule}'.`,
-          created_at: now,
-        },
-        { transaction },
-      );
-      return toReviewRecord({ id, ...row }, decision.get({ plain: true }));
-    });
+  /** Stores a new review as the policy placed it, and a rule's decision with it. */
+  async insert(tx: Tx, review: NewReview, claim?: IdempotencyClaim): Promise<ReviewRecord> {
+    const transaction = transactionOf(tx);
+    const { autoDecision, metadata, ...fields } = review;
+    const row: Omit<ReviewRow, 'id'> = {
+      ...fields,
+      metadata: JSON.stringify(metadata),
+      status: autoDecision ? STATUS_AFTER[autoDecision.decision_type] : 'pending',
+      updated_at: review.created_at,
+      decided_at: autoDecision ? review.created_at : null,
+    };
+    // The hot path of every create: one plain INSERT, not a model instance built, validated and read back.
+    const id = await insertReturningId(this.db, INSERT_REVIEW, row, transaction);
+    if (claim) await this.recordClaim(claim, id, row.organization_id, review.created_at, transaction);
+    if (!autoDecision) return toReviewRecord({ id, ...row }, null);
+    const decision = await this.models.Decision.create(
+      { review_id: id, organization_id: row.organization_id, reviewer_id: null, modified_action: null, created_at: review.created_at, ...autoDecision },
+      { transaction },
+    );
+    return toReviewRecord({ id, ...row }, decision.get({ plain: true }));
   }
 
   /**
    * Stores the key with the review it made. Expired keys go first — all of them, through the
-   * index on their age — so a key reused after its lifetime starts afresh.
+   * index on their age — so a key reused after its lifetime starts afresh. A key another
+   * process stored a moment ago is reported as `ClaimTaken`.
    */
   private async recordClaim(claim: IdempotencyClaim, reviewId: number, organizationId: number | null, now: number, transaction: Transaction): Promise<void> {
     await this.db.sequelize.query('DELETE FROM idempotency_keys WHERE created_at < $expired', {
       bind: { expired: now - IDEMPOTENCY_KEY_LIFETIME_MS },
       transaction,
     });
-    await this.db.sequelize.query(
-      'INSERT INTO idempotency_keys (organization_id, scope, key, request_hash, review_id, created_at) VALUES ($organizationId, $scope, $key, $requestHash, $reviewId, $now)',
-      { bind: { organizationId, ...claim, reviewId, now }, type: QueryTypes.INSERT, transaction },
-    );
+    try {
+      await this.db.sequelize.query(
+        'INSERT INTO idempotency_keys (organization_id, scope, key, request_hash, review_id, created_at) VALUES ($organizationId, $caller, $key, $requestHash, $reviewId, $now)',
+        { bind: { organizationId, ...claim, reviewId, now }, type: QueryTypes.INSERT, transaction },
+      );
+    } catch (error) {
+      if (error instanceof UniqueConstraintError) throw new ClaimTaken();
+      throw error;
+    }
   }
 
-  /** The review a live key made, and the digest of the body it came with. */
-  async findClaim(scope: string, key: string, now: number): Promise<{ reviewId: number; requestHash: string } | null> {
+  async findClaim(scope: Scope, caller: string, key: string, now: number): Promise<{ reviewId: number; requestHash: string } | null> {
+    const scoped = scopeSql(scope);
     const [row] = await this.db.sequelize.query<{ review_id: number; request_hash: string }>(
-      'SELECT review_id, request_hash FROM idempotency_keys WHERE scope = $scope AND key = $key AND created_at >= $expired',
-      { bind: { scope, key, expired: now - IDEMPOTENCY_KEY_LIFETIME_MS }, type: QueryTypes.SELECT },
+      `SELECT review_id, request_hash FROM idempotency_keys WHERE scope = $caller AND key = $key AND created_at >= $expired${scoped.sql}`,
+      { bind: { caller, key, expired: now - IDEMPOTENCY_KEY_LIFETIME_MS, ...scoped.bind }, type: QueryTypes.SELECT },
     );
     return row ? { reviewId: row.review_id, requestHash: row.request_hash } : null;
   }
 
-  /** The reviewer among `candidates` with the fewest pending reviews; ties go to the first listed. */
-  private async leastBusy(candidates: readonly string[], transaction: Transaction): Promise<string | null> {
+  async leastBusy(tx: Tx, scope: Scope, candidates: readonly string[]): Promise<string | null> {
     if (candidates.length <= 1) return candidates[0] ?? null;
     const rows = await this.db.sequelize.query<{ assigned_to: string; pending: number }>(
-      "SELECT assigned_to, COUNT(*) AS pending FROM reviews WHERE status = 'pending' AND assigned_to IN (:candidates) GROUP BY assigned_to",
-      { replacements: { candidates }, type: QueryTypes.SELECT, transaction },
+      `SELECT assigned_to, COUNT(*) AS pending FROM reviews WHERE status = 'pending' AND assigned_to IN (:candidates)${
+        scope.organizationId === null ? '' : ' AND organization_id = :organizationId'
+      } GROUP BY assigned_to`,
+      { replacements: { candidates, organizationId: scope.organizationId }, type: QueryTypes.SELECT, transaction: transactionOf(tx) },
     );
     const load = new Map(rows.map((row) => [row.assigned_to, Number(row.pending)]));
     return candidates.reduce((best, candidate) => ((load.get(candidate) ?? 0) < (load.get(best) ?? 0) ? candidate : best));
@@ -172,16 +144,17 @@ export class ReviewStore {
   }
 
   /** Pending reviews whose time is up, oldest expiry first. */
-  async dueForExpiry(now: number, limit: number): Promise<Array<{ id: number; urgency: ReviewRecord['urgency']; created_at: number; expires_at: number }>> {
-    const rows = await this.db.sequelize.query<{ id: number; urgency: ReviewRecord['urgency']; created_at: number; expires_at: number }>(
-      "SELECT id, urgency, created_at, expires_at FROM reviews WHERE status = 'pending' AND expires_at IS NOT NULL AND expires_at <= :now ORDER BY expires_at LIMIT :limit",
+  async dueForExpiry(now: number, limit: number): Promise<DueReview[]> {
+    const rows = await this.db.sequelize.query<DueReview>(
+      "SELECT id, organization_id, urgency, created_at, expires_at FROM reviews WHERE status = 'pending' AND expires_at IS NOT NULL AND expires_at <= :now ORDER BY expires_at LIMIT :limit",
       { replacements: { now, limit }, type: QueryTypes.SELECT },
     );
     return rows.map((row) => ({ ...row, created_at: Number(row.created_at), expires_at: Number(row.expires_at) }));
   }
 
-  async findById(id: number, transaction?: Transaction): Promise<ReviewRecord | null> {
-    const row = (await this.models.Review.findByPk(id, {
+  async findById(scope: Scope, id: number, transaction?: Transaction): Promise<ReviewRecord | null> {
+    const row = (await this.models.Review.findOne({
+      where: { id, ...scopeWhere(scope) },
       include: [{ model: this.models.Decision, as: 'decision' }],
       raw: true,
       nest: true,
@@ -196,11 +169,19 @@ export class ReviewStore {
    * those rows are read in full. Counting reads the tallies (migration 0006) when every
    * filter is one they keep.
    */
-  async list(filters: ReviewFilters, page: number, pageSize: number, order: ReviewOrder = 'newest'): Promise<{ reviews: ReviewRecord[]; total: number }> {
-    const where = whereOf(filters, (value) => this.db.sequelize.escape(value));
+  async list(
+    scope: Scope,
+    filters: Omit<ReviewFilters, 'organization_id'>,
+    page: number,
+    pageSize: number,
+    order: ReviewOrder = 'newest',
+  ): Promise<{ reviews: ReviewRecord[]; total: number }> {
+    const scoped = { ...filters, ...scopeWhere(scope) };
+    const where = whereOf(scoped, this.db.dialect, (value) => this.db.sequelize.escape(value));
+    const sort = ordersFor(this.db.dialect)[order];
     const [total, ids] = await Promise.all([
-      this.count(filters, where),
-      this.models.Review.findAll({ attributes: ['id'], where, order: ORDERS[order], limit: pageSize, offset: (page - 1) * pageSize, raw: true }) as unknown as Promise<
+      this.count(scoped, where),
+      this.models.Review.findAll({ attributes: ['id'], where, order: sort, limit: pageSize, offset: (page - 1) * pageSize, raw: true }) as unknown as Promise<
         Array<Pick<ReviewRow, 'id'>>
       >,
     ]);
@@ -208,7 +189,7 @@ export class ReviewStore {
     const rows = (await this.models.Review.findAll({
       where: { id: ids.map((row) => row.id) },
       include: [{ model: this.models.Decision, as: 'decision' }],
-      order: ORDERS[order],
+      order: sort,
       raw: true,
       nest: true,
     })) as unknown as ReviewWithDecision[];
@@ -226,75 +207,73 @@ export class ReviewStore {
     return Number(row.total ?? 0);
   }
 
-  async exists(id: number): Promise<boolean> {
-    return (await this.models.Review.count({ where: { id } })) > 0;
-  }
-
-  async findDecision(reviewId: number): Promise<DecisionRecord | null> {
-    const row = await this.models.Decision.findOne({ where: { review_id: reviewId }, raw: true });
-    return row ? toDecisionRecord(row as unknown as DecisionRow) : null;
+  async exists(scope: Scope, id: number): Promise<boolean> {
+    return (await this.models.Review.count({ where: { id, ...scopeWhere(scope) } })) > 0;
   }
 
   /**
-   * Records the decision and moves the review out of `pending` in one transaction. The
+   * Records the decision and moves the review out of `pending` in the transaction. The
    * conditional update is what makes racing deciders safe: only the first sees a pending row.
    */
-  recordDecision(reviewId: number, input: DecisionInput, now: number): Promise<DecisionOutcome> {
-    return this.db.write(async (transaction) => {
-      const [changed] = await this.models.Review.update(
-        { status: STATUS_AFTER[input.decision_type], decided_at: now, updated_at: now },
-        { where: { id: reviewId, status: 'pending' }, transaction },
-      );
-      if (changed === 0) {
-        const existing = await this.findById(reviewId, transaction);
-        return existing ? { outcome: 'already_decided', review: existing } : { outcome: 'not_found' };
-      }
-      const review = (await this.models.Review.findByPk(reviewId, { raw: true, transaction })) as unknown as ReviewRow;
-      const decision = await this.models.Decision.create(
-        {
-          review_id: reviewId,
-          organization_id: review.organization_id,
-          decision_type: input.decision_type,
-          reviewer_id: input.reviewer_id ?? null,
-          reviewer_name: input.reviewer_name ?? null,
-          modified_action: input.decision_type === 'modify' ? (input.modified_action ?? null) : null,
-          notes: input.notes ?? null,
-          created_at: now,
-        },
-        { transaction },
-      );
-      return { outcome: 'recorded', review: toReviewRecord(review, decision.get({ plain: true })) };
-    });
+  async recordDecision(tx: Tx, scope: Scope, reviewId: number, input: DecisionInput, now: number): Promise<DecisionOutcome> {
+    const transaction = transactionOf(tx);
+    const [changed] = await this.models.Review.update(
+      { status: STATUS_AFTER[input.decision_type], decided_at: now, updated_at: now },
+      { where: { id: reviewId, status: 'pending', ...scopeWhere(scope) }, transaction },
+    );
+    if (changed === 0) {
+      const existing = await this.findById(scope, reviewId, transaction);
+      return existing ? { outcome: 'already_decided', review: existing } : { outcome: 'not_found' };
+    }
+    const review = (await this.models.Review.findByPk(reviewId, { raw: true, transaction })) as unknown as ReviewRow;
+    const decision = await this.models.Decision.create(
+      {
+        review_id: reviewId,
+        organization_id: review.organization_id,
+        decision_type: input.decision_type,
+        reviewer_id: input.reviewer_id ?? null,
+        reviewer_name: input.reviewer_name ?? null,
+        modified_action: input.decision_type === 'modify' ? (input.modified_action ?? null) : null,
+        notes: input.notes ?? null,
+        created_at: now,
+      },
+      { transaction },
+    );
+    return { outcome: 'recorded', review: toReviewRecord(review, decision.get({ plain: true })) };
   }
 }
 
 /** The filters that are columns of `review_tallies`, so a count of them needs no scan of the reviews. */
 const TALLIED_FILTERS: ReadonlySet<string> = new Set(['status', 'decided', 'task_type', 'urgency', 'framework', 'organization_id']);
 
-const ORDERS: Record<ReviewOrder, Order> = {
-  newest: [['id', 'DESC']],
-  oldest: [['id', 'ASC']],
-  priority: [
-    [literal(URGENCY_RANK_SQL), 'ASC'],
-    ['id', 'ASC'],
-  ],
-  // SQLite sorts NULL below every value, so undecided reviews come last in a descending walk.
-  recently_decided: [
-    ['decided_at', 'DESC'],
-    ['id', 'DESC'],
-  ],
-};
+function ordersFor(dialect: Dialect): Record<ReviewOrder, Order> {
+  return {
+    newest: [['id', 'DESC']],
+    oldest: [['id', 'ASC']],
+    priority: [
+      [literal(URGENCY_RANK_SQL), 'ASC'],
+      ['id', 'ASC'],
+    ],
+    // Undecided reviews last: SQLite sorts NULL below every value, so a descending walk ends
+    // with them; PostgreSQL sorts it above, unless told.
+    recently_decided: [
+      ['decided_at', dialect === 'sqlite' ? 'DESC' : 'DESC NULLS LAST'],
+      ['id', 'DESC'],
+    ],
+  };
+}
 
 /** `%` and `_` in a search are literal characters, not wildcards. */
 function likePattern(text: string): string {
   return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
-function whereOf(filters: ReviewFilters, escape: (value: string) => string): WhereOptions<ReviewRow> {
+function whereOf(filters: ReviewFilters, dialect: Dialect, escape: (value: string) => string): WhereOptions<ReviewRow> {
   const { decided, q, ...equalities } = filters;
   const conditions: unknown[] = [equalities];
   if (decided !== undefined) conditions.push({ status: decided ? { [Op.ne]: 'pending' } : 'pending' });
-  if (q) conditions.push(literal(`proposed_action LIKE ${escape(likePattern(q))} ESCAPE '\\'`));
+  // Case-insensitive for ASCII letters on both: SQLite's LIKE is, PostgreSQL's ILIKE.
+  if (q) conditions.push(literal(`proposed_action ${dialect === 'sqlite' ? 'LIKE' : 'ILIKE'} ${escape(likePattern(q))} ESCAPE '\\'`));
   return { [Op.and]: conditions } as WhereOptions<ReviewRow>;
 }
 

@@ -1,4 +1,5 @@
 import { QueryTypes, type Sequelize } from 'sequelize';
+import type { Scope, StatisticsSource } from '../domain/ports';
 import { type DecisionsOnDay, type Statistics, URGENCIES, type Urgency } from '../domain/records';
 
 const DAY_MS = 86_400_000;
@@ -27,8 +28,8 @@ const byStatus = (status: string, column: string): string => `SUM(CASE WHEN stat
  * (migration 0006): a few hundred rows to add up however many reviews are stored. Reviews
  * without a framework are left out of the framework breakdown.
  */
-export async function queryStatistics(sequelize: Sequelize, organizationId: number | undefined, now: number): Promise<Statistics> {
-  const scoped = organizationId === undefined ? '' : 'AND organization_id = :organizationId';
+export async function queryStatistics(sequelize: Sequelize, organizationId: number | null, now: number): Promise<Statistics> {
+  const scoped = organizationId === null ? '' : 'AND organization_id = :organizationId';
   const firstDay = Math.floor(now / DAY_MS) - (DAYS_OF_HISTORY - 1);
   const options = { type: QueryTypes.SELECT, replacements: { organizationId, firstDay } } as const;
   const countBy = (column: string, extra = ''): Promise<Breakdown> =>
@@ -99,4 +100,13 @@ function everyDay(firstDay: number, rows: DayRow[]): DecisionsOnDay[] {
 
 function breakdownObject(rows: Breakdown): Record<string, number> {
   return Object.fromEntries(rows.map(({ key, count }) => [key, Number(count)]));
+}
+
+/** GET /stats over the reviews of a scope. */
+export class StatisticsQuery implements StatisticsSource {
+  constructor(private readonly sequelize: Sequelize) {}
+
+  statistics(scope: Scope, now: number): Promise<Statistics> {
+    return queryStatistics(this.sequelize, scope.organizationId, now);
+  }
 }

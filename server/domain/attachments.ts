@@ -1,8 +1,7 @@
 import type { Readable } from 'node:stream';
-import type { AttachmentFiles, IncomingFile } from '../db/attachment-files';
-import { type AttachmentStore, toAttachmentRecord } from '../db/attachment-store';
-import { AppError, notFound } from './errors';
-import type { EventBus } from './events';
+import { AppError, notFound, refuseNul } from './errors';
+import { domainEvent } from './events';
+import type { AttachmentRepository, BlobStore, Clock, IncomingFile, ReviewRepository, Scope, UnitOfWork } from './ports';
 import type { AttachmentRecord } from './records';
 
 export interface AttachmentLimits {
@@ -22,24 +21,33 @@ export interface AttachmentContent {
   stream: Readable;
 }
 
-/** Files attached to reviews: rows in the database, bytes under `data_dir`. */
-export class AttachmentService {
-  constructor(
-    private readonly store: AttachmentStore,
-    readonly files: AttachmentFiles,
-    private readonly bus: EventBus,
-    readonly limits: AttachmentLimits,
-    private readonly reviewExists: (id: number) => Promise<boolean>,
-    private readonly clock: () => number = Date.now,
-  ) {}
+export interface AttachmentServiceOptions {
+  attachments: AttachmentRepository;
+  reviews: Pick<ReviewRepository, 'exists'>;
+  files: BlobStore;
+  unitOfWork: UnitOfWork;
+  limits: AttachmentLimits;
+  clock?: Clock;
+}
 
-  /** Refuses early, before any byte is read, when the upload could not be accepted anyway. */
-  async checkCanAttach(reviewId: number): Promise<void> {
-    if (!(await this.reviewExists(reviewId))) throw notFound('review', reviewId);
-    if ((await this.store.countFor(reviewId)) >= this.limits.maxPerReview) throw this.limitReached(reviewId);
+/** Files attached to reviews: rows in the database, bytes in the blob store. */
+export class AttachmentService {
+  readonly limits: AttachmentLimits;
+  private readonly clock: Clock;
+
+  constructor(private readonly options: AttachmentServiceOptions) {
+    this.limits = options.limits;
+    this.clock = options.clock ?? Date.now;
   }
 
-  async add(reviewId: number, upload: Upload): Promise<AttachmentRecord> {
+  /** Refuses early, before any byte is read, when the upload could not be accepted anyway. */
+  async checkCanAttach(scope: Scope, reviewId: number): Promise<void> {
+    if (!(await this.options.reviews.exists(scope, reviewId))) throw notFound('review', reviewId);
+    if ((await this.options.attachments.countFor(scope, reviewId)) >= this.limits.maxPerReview) throw this.limitReached(reviewId);
+  }
+
+  async add(scope: Scope, reviewId: number, upload: Upload): Promise<AttachmentRecord> {
+    const { files, attachments, unitOfWork } = this.options;
     const attachment = {
       file_name: upload.fileName,
       content_type: upload.contentType,
@@ -48,50 +56,61 @@ export class AttachmentService {
       description: upload.description,
     };
     let placedKey: string | undefined;
-    const place = async (): Promise<string> => (placedKey = await this.files.keep(upload.incoming, reviewId));
+    const place = async (): Promise<string> => (placedKey = await files.keep(upload.incoming, reviewId));
     let result;
     try {
-      result = await this.store.insert(reviewId, attachment, this.limits.maxPerReview, this.clock(), place);
+      refuseNul({ description: upload.description });
+      result = await unitOfWork.run(async (tx) => {
+        const inserted = await attachments.insert(tx, scope, reviewId, attachment, this.limits.maxPerReview, this.clock(), place);
+        if (inserted.outcome === 'inserted') {
+          tx.record(domainEvent('attachment.created', inserted.organization_id, reviewId, inserted.attachment));
+        }
+        return inserted;
+      });
     } catch (error) {
       // The transaction rolled back: bytes moved into place must not outlive it.
-      if (placedKey) await this.files.remove(placedKey);
+      if (placedKey) await files.remove(placedKey);
       throw error;
     } finally {
-      await this.files.discard(upload.incoming.tempPath);
+      await files.discard(upload.incoming.tempPath);
     }
     if (result.outcome === 'review_not_found') throw notFound('review', reviewId);
     if (result.outcome === 'limit_reached') throw this.limitReached(reviewId);
-    const record = toAttachmentRecord(result.row);
-    this.bus.emit('attachment.created', record);
-    return record;
+    return result.attachment;
   }
 
-  async list(reviewId: number): Promise<{ review_id: number; attachments: AttachmentRecord[]; count: number }> {
-    if (!(await this.reviewExists(reviewId))) throw notFound('review', reviewId);
-    const attachments = await this.store.listFor(reviewId);
+  async list(scope: Scope, reviewId: number): Promise<{ review_id: number; attachments: AttachmentRecord[]; count: number }> {
+    if (!(await this.options.reviews.exists(scope, reviewId))) throw notFound('review', reviewId);
+    const attachments = await this.options.attachments.listFor(scope, reviewId);
     return { review_id: reviewId, attachments, count: attachments.length };
   }
 
-  async get(id: number): Promise<AttachmentRecord> {
-    const row = await this.store.findById(id);
-    if (!row) throw notFound('attachment', id);
-    return toAttachmentRecord(row);
+  async get(scope: Scope, id: number): Promise<AttachmentRecord> {
+    const stored = await this.options.attachments.findById(scope, id);
+    if (!stored) throw notFound('attachment', id);
+    return stored.attachment;
   }
 
-  async content(id: number): Promise<AttachmentContent> {
-    const row = await this.store.findById(id);
-    if (!row) throw notFound('attachment', id);
-    if (!(await this.files.exists(row.storage_key))) {
-      throw new AppError(500, `the content of attachment ${id} is missing on the server`);
+  async content(scope: Scope, id: number): Promise<AttachmentContent> {
+    const stored = await this.options.attachments.findById(scope, id);
+    if (!stored) throw notFound('attachment', id);
+    if (!(await this.options.files.exists(stored.storageKey))) {
+      throw new AppError(410, `the content of attachment ${id} is gone from the server's disk (removed outside Greenlight); its record remains — delete it, or attach the file again`);
     }
-    return { attachment: toAttachmentRecord(row), stream: this.files.open(row.storage_key) };
+    return { attachment: stored.attachment, stream: this.options.files.open(stored.storageKey) };
   }
 
-  async remove(id: number): Promise<void> {
-    const row = await this.store.delete(id);
-    if (!row) throw notFound('attachment', id);
-    await this.files.remove(row.storage_key);
-    this.bus.emit('attachment.deleted', { id: row.id, review_id: row.review_id });
+  async remove(scope: Scope, id: number): Promise<void> {
+    const removed = await this.options.unitOfWork.run(async (tx) => {
+      const stored = await this.options.attachments.delete(tx, scope, id);
+      if (stored) {
+        const { attachment } = stored;
+        tx.record(domainEvent('attachment.deleted', stored.organization_id, attachment.review_id, { id: attachment.id, review_id: attachment.review_id }));
+      }
+      return stored;
+    });
+    if (!removed) throw notFound('attachment', id);
+    await this.options.files.remove(removed.storageKey);
   }
 
   private limitReached(reviewId: number): AppError {

@@ -26,3 +26,14 @@ export function notFound(what: string, id: number): AppError {
 export function invalidInput(field: string, message: string): AppError {
   return new AppError(400, `${field} ${message}`, { errors: [{ field, message }] });
 }
+
+/**
+ * Refuses text fields holding NUL. They are stored as text, which PostgreSQL cannot hold NUL
+ * in (its driver turns it into the two characters \0, so what was acknowledged would not be
+ * what is read back); metadata is stored as JSON, where NUL is written \u0000 and is fine.
+ */
+export function refuseNul(fields: object): void {
+  for (const [name, value] of Object.entries(fields)) {
+    if (typeof value === 'string' && value.includes('\u0000')) throw invalidInput(name, 'must not contain the NUL character');
+  }
+}

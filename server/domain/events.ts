@@ -1,7 +1,7 @@
 import type { AttachmentRecord, FeedbackRecord, ReviewRecord } from './records';
 
-/** What happened, after it committed. Payloads are the records as the API returns them. */
-export interface ServiceEvents {
+/** What happened, once it has committed. Payloads are the records as the API returns them. */
+export interface EventPayloads {
   'review.created': ReviewRecord;
   /** The review with its `decision`. */
   'review.decided': ReviewRecord;
@@ -10,48 +10,60 @@ export interface ServiceEvents {
   'attachment.deleted': { id: number; review_id: number };
 }
 
-export const EVENT_TYPES: readonly EventType[] = [
-  'review.created',
-  'review.decided',
-  'feedback.created',
-  'attachment.created',
-  'attachment.deleted',
-];
+export type EventType = keyof EventPayloads;
 
-export type EventType = keyof ServiceEvents;
-export type Listener<K extends EventType> = (payload: ServiceEvents[K]) => void;
+export const EVENT_TYPES: readonly EventType[] = ['review.created', 'review.decided', 'feedback.created', 'attachment.created', 'attachment.deleted'];
+
+/** An event as a use case records it, in the transaction of the change it describes. */
+export type DomainEvent = {
+  [K in EventType]: { type: K; organization_id: number | null; review_id: number; payload: EventPayloads[K] };
+}[EventType];
+
+/** An event as the feed delivers it: committed, with the id the outbox gave it (increasing). */
+export type PublishedEvent = DomainEvent & { id: number };
+
+/** Builds an event with its payload's type checked against its name. */
+export function domainEvent<K extends EventType>(type: K, organizationId: number | null, reviewId: number, payload: EventPayloads[K]): DomainEvent {
+  return { type, organization_id: organizationId, review_id: reviewId, payload } as DomainEvent;
+}
+
+export type EventListener = (event: PublishedEvent) => void;
 
 /**
- * The in-process event bus: one server process owns the SQLite file, so every commit is
- * seen here. A listener that throws is reported and skipped; it must never turn a committed
- * write into an error for the caller who made it.
+ * The committed events of this process's view of the database, in the order they reached it:
+ * waiters, live streams and the desktop shell subscribe here. The unit of work publishes what
+ * its transactions recorded once they commit; with several processes on PostgreSQL, a relay
+ * publishes the others' too. A listener that throws is reported and skipped: it must never
+ * turn a committed write into an error for the caller who made it.
  */
-export class EventBus {
-  private readonly listeners = new Map<EventType, Set<Listener<EventType>>>();
+export class EventFeed {
+  private readonly listeners = new Set<EventListener>();
 
-  constructor(private readonly onListenerError: (type: EventType, error: unknown) => void = () => {}) {}
+  constructor(private readonly onListenerError: (event: PublishedEvent, error: unknown) => void = () => {}) {}
 
-  on<K extends EventType>(type: K, listener: Listener<K>): () => void {
-    let set = this.listeners.get(type);
-    if (!set) {
-      set = new Set();
-      this.listeners.set(type, set);
-    }
-    set.add(listener as Listener<EventType>);
-    return () => set.delete(listener as Listener<EventType>);
+  subscribe(listener: EventListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 
-  emit<K extends EventType>(type: K, payload: ServiceEvents[K]): void {
-    for (const listener of this.listeners.get(type) ?? []) {
+  /** Listens to one type of event. */
+  on<K extends EventType>(type: K, listener: (payload: EventPayloads[K], event: PublishedEvent) => void): () => void {
+    return this.subscribe((event) => {
+      if (event.type === type) listener(event.payload as EventPayloads[K], event);
+    });
+  }
+
+  publish(event: PublishedEvent): void {
+    for (const listener of this.listeners) {
       try {
-        listener(payload);
+        listener(event);
       } catch (error) {
-        this.onListenerError(type, error);
+        this.onListenerError(event, error);
       }
     }
   }
 
-  listenerCount(type: EventType): number {
-    return this.listeners.get(type)?.size ?? 0;
+  get listenerCount(): number {
+    return this.listeners.size;
   }
 }

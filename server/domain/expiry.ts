@@ -1,22 +1,25 @@
-import type { ReviewStore } from '../db/review-store';
-import type { Logger } from '../logging';
 import { AppError } from './errors';
-import type { EventBus } from './events';
+import type { EventFeed } from './events';
 import { describeDuration, type Policy } from './policy';
+import { type Clock, type DueReview, INSTALLATION, type Log, type OneAtATime, type ReviewRepository } from './ports';
 import type { ReviewService } from './reviews';
 
 /** `setTimeout` cannot wait longer than this (about 24.8 days); a later expiry is re-armed then. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 /** Expired in one pass at most; the next pass follows at once. */
 const BATCH = 200;
+/** When another process holds the expiry, how soon this one looks again. */
+const BUSY_RETRY_MS = 1_000;
 
 export interface ReviewExpiryOptions {
-  store: Pick<ReviewStore, 'nextExpiry' | 'dueForExpiry'>;
+  store: Pick<ReviewRepository, 'nextExpiry' | 'dueForExpiry'>;
+  /** Passes run in one process at a time among those sharing the database. */
+  oneAtATime: OneAtATime;
   reviews: Pick<ReviewService, 'decide'>;
-  bus: EventBus;
+  feed: EventFeed;
   policy: () => Policy;
-  log: Logger;
-  clock?: () => number;
+  log: Log;
+  clock?: Clock;
 }
 
 /**
@@ -31,12 +34,12 @@ export class ReviewExpiry {
   private running: Promise<void> | undefined;
   private rerun = false;
   private stopped = false;
-  private readonly clock: () => number;
+  private readonly clock: Clock;
   private readonly unsubscribe: () => void;
 
   constructor(private readonly options: ReviewExpiryOptions) {
     this.clock = options.clock ?? Date.now;
-    this.unsubscribe = options.bus.on('review.created', (review) => {
+    this.unsubscribe = options.feed.on('review.created', (review) => {
       if (review.expires_at !== null) this.expireBy(Date.parse(review.expires_at));
     });
   }
@@ -76,12 +79,19 @@ export class ReviewExpiry {
       return this.running;
     }
     this.running = (async () => {
+      let ran = true;
       do {
         this.rerun = false;
-        await this.expireDue().catch((error: unknown) => this.options.log.error('review expiry failed', { error: String(error) }));
+        ran = await this.options.oneAtATime
+          .run('review-expiry', () => this.expireDue())
+          .catch((error: unknown) => {
+            this.options.log.error('review expiry failed', { error: String(error) });
+            return true;
+          });
       } while (this.rerun && !this.stopped);
       const next = this.stopped ? null : await this.options.store.nextExpiry().catch(() => null);
-      if (next !== null && !this.stopped) this.arm(next);
+      // Another process sharing the database is expiring reviews right now: look again shortly.
+      if (next !== null && !this.stopped) this.arm(ran ? next : Math.max(next, this.clock() + BUSY_RETRY_MS));
     })().finally(() => {
       this.running = undefined;
     });
@@ -96,12 +106,13 @@ export class ReviewExpiry {
     }
   }
 
-  private async expire(review: { id: number; urgency: string; created_at: number; expires_at: number }): Promise<void> {
+  private async expire(review: DueReview): Promise<void> {
     const decision = this.options.policy().onExpiry;
     const limit = describeDuration(Math.round((review.expires_at - review.created_at) / 1000));
     const outcome = decision === 'approve' ? 'approved' : 'rejected';
     try {
-      await this.options.reviews.decide(review.id, {
+      // The timer serves every organization of the installation.
+      await this.options.reviews.decide(INSTALLATION, review.id, {
         decision_type: decision,
         reviewer_name: 'policy:expired',
         notes: `Expired: no reviewer decided within ${limit} (the limit for ${review.urgency} urgency), so the policy ${outcome} it (on_expiry: ${decision}).`,

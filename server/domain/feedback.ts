@@ -1,30 +1,35 @@
-import type { FeedbackStore } from '../db/feedback-store';
-import { invalidInput, notFound } from './errors';
-import type { EventBus } from './events';
+import { invalidInput, notFound, refuseNul } from './errors';
+import { domainEvent } from './events';
+import type { Clock, FeedbackRepository, ReviewRepository, Scope, UnitOfWork } from './ports';
 import type { FeedbackInput, FeedbackRecord } from './records';
 
 /** Feedback on reviews: how good was the agent's proposal, or the review itself. */
 export class FeedbackService {
   constructor(
-    private readonly store: FeedbackStore,
-    private readonly bus: EventBus,
-    private readonly reviewExists: (id: number) => Promise<boolean>,
-    private readonly clock: () => number = Date.now,
+    private readonly feedback: FeedbackRepository,
+    private readonly reviews: Pick<ReviewRepository, 'exists'>,
+    private readonly unitOfWork: UnitOfWork,
+    private readonly clock: Clock = Date.now,
   ) {}
 
-  async add(reviewId: number, input: FeedbackInput): Promise<FeedbackRecord> {
+  async add(scope: Scope, reviewId: number, input: FeedbackInput): Promise<FeedbackRecord> {
+    refuseNul(input);
     if ((input.rating ?? null) === null && (input.comment ?? null) === null) {
       throw invalidInput('rating', 'or comment is required: give a rating from 1 to 5, a comment, or both');
     }
-    const feedback = await this.store.insert(reviewId, input, this.clock());
+    const now = this.clock();
+    const feedback = await this.unitOfWork.run(async (tx) => {
+      const stored = await this.feedback.insert(tx, scope, reviewId, input, now);
+      if (stored) tx.record(domainEvent('feedback.created', stored.organization_id, reviewId, stored.record));
+      return stored?.record ?? null;
+    });
     if (!feedback) throw notFound('review', reviewId);
-    this.bus.emit('feedback.created', feedback);
     return feedback;
   }
 
-  async list(reviewId: number): Promise<{ review_id: number; feedback: FeedbackRecord[]; count: number }> {
-    if (!(await this.reviewExists(reviewId))) throw notFound('review', reviewId);
-    const feedback = await this.store.listFor(reviewId);
+  async list(scope: Scope, reviewId: number): Promise<{ review_id: number; feedback: FeedbackRecord[]; count: number }> {
+    if (!(await this.reviews.exists(scope, reviewId))) throw notFound('review', reviewId);
+    const feedback = await this.feedback.listFor(scope, reviewId);
     return { review_id: reviewId, feedback, count: feedback.length };
   }
 }

@@ -152,12 +152,3 @@ export interface DecisionsOnDay {
 
 /** How long an `Idempotency-Key` keeps answering with the review it made. */
 export const IDEMPOTENCY_KEY_LIFETIME_MS = 24 * 60 * 60 * 1000;
-
-/** An `Idempotency-Key` as one caller used it with one request body. */
-export interface IdempotencyClaim {
-  /** Whose key it is: a digest of the caller's API key, empty without authentication. */
-  scope: string;
-  key: string;
-  /** SHA-256 of the request body, so a reuse with another body can be told apart. */
-  requestHash: string;
-}

@@ -1,121 +1,194 @@
-import type { ReviewStore } from '../db/review-store';
-import { AppError, invalidInput, notFound } from './errors';
-import type { EventBus } from './events';
-import type {
-  DecisionInput,
-  DecisionRecord,
-  IdempotencyClaim,
-  ReviewFilters,
-  ReviewInput,
-  ReviewOrder,
-  ReviewPage,
-  ReviewRecord,
-} from './records';
-import type { DecisionWaiters, WaitOutcome } from './waiters';
+import { AppError, invalidInput, notFound, refuseNul } from './errors';
+import { domainEvent } from './events';
 import { expiryTime, type Policy, routeReview } from './policy';
+import { type Clock, type IdempotencyClaim, INSTALLATION, type NewReview, type Principal, type ReviewRepository, type Scope, type UnitOfWork } from './ports';
+import type { DecisionInput, DecisionRecord, ReviewFilters, ReviewInput, ReviewOrder, ReviewPage, ReviewRecord } from './records';
+import { organizationOf, scopeOf } from './scope';
+import type { DecisionWaiters, WaitOutcome } from './waiters';
 
 export interface ReviewServiceOptions {
-  store: ReviewStore;
-  bus: EventBus;
+  reviews: ReviewRepository;
+  unitOfWork: UnitOfWork;
   waiters: DecisionWaiters;
   /** The policy in force now (it can be reloaded while the service runs). */
   policy: () => Policy;
   /** Most requests held waiting for decisions at once (`max_waiting_requests`). */
   maxWaiting?: number;
-  clock?: () => number;
+  clock?: Clock;
+}
+
+/** What `submitReview` did, for the route and the MCP tool to put into their own words. */
+export type SubmitOutcome =
+  /** Stored; the caller did not ask to wait. */
+  | { kind: 'stored'; review: ReviewRecord; replayed: boolean }
+  | { kind: 'decided'; review: ReviewRecord; replayed: boolean }
+  /** No decision in time; the review stays pending. */
+  | { kind: 'timeout'; review: ReviewRecord; replayed: boolean }
+  /** The service is shutting down; the review stays pending. */
+  | { kind: 'shutdown'; reviewId: number; replayed: boolean }
+  /** The caller went away while waiting. */
+  | { kind: 'aborted' };
+
+export interface SubmitOptions {
+  /** Wait this long for the decision; absent, answer once the review is stored. */
+  waitMs?: number;
+  /** Aborts the wait (the client went away). */
+  signal?: AbortSignal;
+  /** An `Idempotency-Key` and the digest of the body it came with. */
+  idempotency?: Omit<IdempotencyClaim, 'caller'>;
 }
 
 /** How soon a client refused for want of waiting room should try again. */
 const WAITING_ROOM_RETRY_SECONDS = 5;
 
-/** The review lifecycle: create, read, decide, and wait for a decision. */
+/** The review lifecycle: submit (store, route, wait), read, decide. HTTP, MCP and the CLI call these. */
 export class ReviewService {
-  private readonly store: ReviewStore;
-  private readonly bus: EventBus;
-  private readonly waiters: DecisionWaiters;
-  private readonly clock: () => number;
-  private readonly policy: () => Policy;
+  private readonly clock: Clock;
   private readonly maxWaiting: number;
-  /** Idempotency keys whose first request is between its lookup and its commit. */
+  /** Idempotency keys whose first request is between its lookup and its commit, in this process. */
   private readonly storingClaims = new Set<string>();
 
-  constructor(options: ReviewServiceOptions) {
-    this.store = options.store;
-    this.bus = options.bus;
-    this.waiters = options.waiters;
-    this.policy = options.policy;
+  constructor(private readonly options: ReviewServiceOptions) {
     this.clock = options.clock ?? Date.now;
     this.maxWaiting = options.maxWaiting ?? Number.POSITIVE_INFINITY;
   }
 
   /**
-   * Refuses (503) a request that would wait when `max_waiting_requests` already do: each
-   * holds a connection and memory until its decision. Checked before anything is stored, so
-   * a refused blocking create leaves nothing behind to duplicate on its retry.
+   * Stores a review where the policy routes it — once per `Idempotency-Key` — and, when asked
+   * to, waits for its decision. A wait is refused (503) before anything is stored when the
+   * waiting room is full, so the refused request's retry cannot make a duplicate.
+   */
+  async submitReview(principal: Principal, input: ReviewInput, options: SubmitOptions = {}): Promise<SubmitOutcome> {
+    if (options.waitMs !== undefined) this.checkWaitingRoom();
+    const claim = options.idempotency && { ...options.idempotency, caller: principal.id };
+    const { review, replayed } = claim ? await this.createOnce(principal.scope, input, claim) : { review: await this.create(principal.scope, input), replayed: false };
+    if (options.waitMs === undefined) return { kind: 'stored', review, replayed };
+    const outcome = await this.waitForDecision(principal.scope, review.id, options.waitMs, options.signal);
+    switch (outcome.kind) {
+      case 'decided':
+        return { kind: 'decided', review: outcome.review, replayed };
+      case 'timeout': {
+        // A decision may have landed in the instant the timer fired; it beats a timeout.
+        const current = await this.get(principal.scope, review.id);
+        return current.decision ? { kind: 'decided', review: current, replayed } : { kind: 'timeout', review: current, replayed };
+      }
+      case 'shutdown':
+        return { kind: 'shutdown', reviewId: review.id, replayed };
+      case 'aborted':
+        return { kind: 'aborted' };
+    }
+  }
+
+  /**
+   * Refuses (503) a request that would wait when `max_waiting_requests` already do: each holds
+   * a connection and memory until its decision.
    */
   checkWaitingRoom(): void {
     if (!this.waitingRoomFull()) return;
-    throw new AppError(503, `${this.waiters.count} requests are already waiting for decisions (max_waiting_requests); retry later, or create without blocking and ask for the decision later`, {
+    throw new AppError(503, `${this.options.waiters.count} requests are already waiting for decisions (max_waiting_requests); retry later, or create without blocking and ask for the decision later`, {
       retry_after_seconds: WAITING_ROOM_RETRY_SECONDS,
     });
   }
 
   waitingRoomFull(): boolean {
-    return this.waiters.count >= this.maxWaiting;
+    return this.options.waiters.count >= this.maxWaiting;
   }
 
-  /** Stores the review where the policy routes it; a rule's automatic decision is published like any other. */
-  async create(input: ReviewInput, claim?: IdempotencyClaim): Promise<ReviewRecord> {
+  /** Stores the review where the policy routes it; a rule's automatic decision is stored with it. */
+  private async create(scope: Scope, input: ReviewInput, claim?: IdempotencyClaim): Promise<ReviewRecord> {
+    refuseNul(input);
     const now = this.clock();
-    const policy = this.policy();
-    const placement = { routing: routeReview(policy, input), expiresAt: expiryTime(policy, input.urgency ?? 'medium', now) };
-    const review = await this.store.insert(input, now, placement, claim);
-    this.bus.emit('review.created', review);
-    if (review.decision) this.bus.emit('review.decided', review);
-    return review;
+    const policy = this.options.policy();
+    const routing = routeReview(policy, input);
+    const urgency = input.urgency ?? 'medium';
+    return this.options.unitOfWork.run(async (tx) => {
+      const review: NewReview = {
+        organization_id: organizationOf(scope, input.organization_id),
+        agent_id: input.agent_id ?? null,
+        task_type: input.task_type,
+        proposed_action: input.proposed_action,
+        agent_reasoning: input.agent_reasoning ?? null,
+        confidence_score: input.confidence_score ?? null,
+        urgency,
+        framework: input.framework ?? null,
+        metadata: input.metadata ?? {},
+        assigned_to: routing.assignTo ?? (await this.options.reviews.leastBusy(tx, scope, routing.candidates)),
+        assigned_team: routing.team,
+        routing_rule: routing.rule,
+        created_at: now,
+        expires_at: routing.autoDecide ? null : expiryTime(policy, urgency, now),
+        autoDecision: routing.autoDecide && {
+          decision_type: routing.autoDecide,
+          reviewer_name: `rule:${routing.rule}`,
+          notes: `Decided automatically by the routing rule '${routing.rule}'.`,
+        },
+      };
+      const stored = await this.options.reviews.insert(tx, review, claim);
+      tx.record(domainEvent('review.created', stored.organization_id, stored.id, stored));
+      if (stored.decision) tx.record(domainEvent('review.decided', stored.organization_id, stored.id, stored));
+      return stored;
+    });
   }
 
   /**
    * `create` under an `Idempotency-Key`: the review the key made before, as it is now, when the
-   * body is the same; otherwise a new review stored together with the key. A retry that
-   * arrives while the first request is still storing its review is told to come back (409):
-   * answering it would mean either a duplicate or a wait of unknown length.
+   * body is the same; otherwise a new review stored together with the key. A retry that arrives
+   * while the first request is still storing its review in this process is told to come back
+   * (409); one that loses the race in another process finds the key's review once it is there.
    */
-  async createOnce(input: ReviewInput, claim: IdempotencyClaim): Promise<{ review: ReviewRecord; replayed: boolean }> {
-    const slot = `${claim.scope}\n${claim.key}`;
+  private async createOnce(scope: Scope, input: ReviewInput, claim: IdempotencyClaim): Promise<{ review: ReviewRecord; replayed: boolean }> {
+    const slot = `${claim.caller}\n${claim.key}`;
     if (this.storingClaims.has(slot)) {
       throw new AppError(409, 'a request with this Idempotency-Key is still being processed; retry shortly', { retry_after_seconds: 1 });
     }
     this.storingClaims.add(slot);
     try {
-      const earlier = await this.store.findClaim(claim.scope, claim.key, this.clock());
-      if (!earlier) return { review: await this.create(input, claim), replayed: false };
-      if (earlier.requestHash !== claim.requestHash) {
-        throw new AppError(422, 'this Idempotency-Key was already used with a different request body; use a new key for a new request', {
-          review_id: earlier.reviewId,
-        });
+      const earlier = await this.options.reviews.findClaim(scope, claim.caller, claim.key, this.clock());
+      if (earlier) return { review: await this.replay(scope, earlier, claim), replayed: true };
+      try {
+        return { review: await this.create(scope, input, claim), replayed: false };
+      } catch (error) {
+        if (!(error instanceof ClaimTaken)) throw error;
+        const winner = await this.options.reviews.findClaim(scope, claim.caller, claim.key, this.clock());
+        if (!winner) throw error;
+        return { review: await this.replay(scope, winner, claim), replayed: true };
       }
-      return { review: await this.get(earlier.reviewId), replayed: true };
     } finally {
       this.storingClaims.delete(slot);
     }
   }
 
-  async get(id: number): Promise<ReviewRecord> {
-    const review = await this.store.findById(id);
+  private async replay(scope: Scope, earlier: { reviewId: number; requestHash: string }, claim: IdempotencyClaim): Promise<ReviewRecord> {
+    if (earlier.requestHash !== claim.requestHash) {
+      throw new AppError(422, 'this Idempotency-Key was already used with a different request body; use a new key for a new request', {
+        review_id: earlier.reviewId,
+      });
+    }
+    return this.get(scope, earlier.reviewId);
+  }
+
+  async get(scope: Scope, id: number): Promise<ReviewRecord> {
+    const review = await this.options.reviews.findById(scope, id);
     if (!review) throw notFound('review', id);
     return review;
   }
 
-  async list(filters: ReviewFilters, page: number, pageSize: number, order: ReviewOrder = 'newest'): Promise<ReviewPage> {
-    checkFilterText(filters);
-    const { reviews, total } = await this.store.list(filters, page, pageSize, order);
+  async list(scope: Scope, filters: ReviewFilters, page: number, pageSize: number, order: ReviewOrder = 'newest'): Promise<ReviewPage> {
+    const { organization_id: organizationId, ...rest } = filters;
+    checkFilterText(rest);
+    const { reviews, total } = await this.options.reviews.list(scopeOf(scope, organizationId), rest, page, pageSize, order);
     return { reviews, total, page, page_size: pageSize };
   }
 
-  async decide(reviewId: number, input: DecisionInput): Promise<DecisionRecord> {
+  async decide(scope: Scope, reviewId: number, input: DecisionInput): Promise<DecisionRecord> {
+    refuseNul(input);
     checkDecisionShape(input);
-    const result = await this.store.recordDecision(reviewId, input, this.clock());
+    const now = this.clock();
+    const result = await this.options.unitOfWork.run(async (tx) => {
+      const outcome = await this.options.reviews.recordDecision(tx, scope, reviewId, input, now);
+      if (outcome.outcome === 'recorded') tx.record(domainEvent('review.decided', outcome.review.organization_id, reviewId, outcome.review));
+      return outcome;
+    });
     switch (result.outcome) {
       case 'not_found':
         throw notFound('review', reviewId);
@@ -125,14 +198,25 @@ export class ReviewService {
           decision: result.review.decision,
         });
       case 'recorded':
-        this.bus.emit('review.decided', result.review);
         return result.review.decision as DecisionRecord;
     }
   }
 
+  /**
+   * Re-reads every review a request waits on and answers those decided: after events may have
+   * been missed (another process's, while the connection that brings them was down).
+   */
+  async recheckWaiting(): Promise<void> {
+    const { waiters, reviews } = this.options;
+    for (const reviewId of waiters.waitedReviews()) {
+      const review = await reviews.findById(INSTALLATION, reviewId);
+      if (review?.decision) waiters.wake(reviewId, { kind: 'decided', review });
+    }
+  }
+
   /** The decision, or null while the review is pending. */
-  async decision(reviewId: number): Promise<DecisionRecord | null> {
-    return (await this.get(reviewId)).decision;
+  async decision(scope: Scope, reviewId: number): Promise<DecisionRecord | null> {
+    return (await this.get(scope, reviewId)).decision;
   }
 
   /**
@@ -140,15 +224,27 @@ export class ReviewService {
    * shuts down. Subscribes before reading the row, so a decision that commits in between is
    * caught either by the read or by the event.
    */
-  async waitForDecision(reviewId: number, timeoutMs: number, signal?: AbortSignal): Promise<WaitOutcome> {
-    const outcome = this.waiters.wait(reviewId, timeoutMs, signal);
-    const current = await this.store.findById(reviewId);
+  async waitForDecision(scope: Scope, reviewId: number, timeoutMs: number, signal?: AbortSignal): Promise<WaitOutcome> {
+    const { waiters, reviews } = this.options;
+    const outcome = waiters.wait(reviewId, timeoutMs, signal);
+    const current = await reviews.findById(scope, reviewId);
     if (!current) {
-      this.waiters.wake(reviewId, { kind: 'aborted' });
+      waiters.wake(reviewId, { kind: 'aborted' });
       throw notFound('review', reviewId);
     }
-    if (current.decision) this.waiters.wake(reviewId, { kind: 'decided', review: current });
+    if (current.decision) waiters.wake(reviewId, { kind: 'decided', review: current });
     return outcome;
+  }
+}
+
+/**
+ * Thrown by a repository when an `Idempotency-Key` it was to store is already stored: another
+ * process stored the same key a moment ago.
+ */
+export class ClaimTaken extends Error {
+  constructor() {
+    super('the Idempotency-Key is already stored');
+    this.name = 'ClaimTaken';
   }
 }
 

@@ -1,4 +1,4 @@
-import type { EventBus } from './events';
+import type { EventFeed } from './events';
 import type { ReviewRecord } from './records';
 
 export type WaitOutcome =
@@ -22,8 +22,8 @@ export class DecisionWaiters {
   private size = 0;
   private closed = false;
 
-  constructor(bus: EventBus) {
-    bus.on('review.decided', (review) => this.wake(review.id, { kind: 'decided', review }));
+  constructor(feed: EventFeed) {
+    feed.on('review.decided', (review) => this.wake(review.id, { kind: 'decided', review }));
   }
 
   /** Waiting requests right now; tests assert on it to prove nothing leaks. */
@@ -48,6 +48,11 @@ export class DecisionWaiters {
       signal?.addEventListener('abort', onAbort, { once: true });
       this.add(reviewId, waiter);
     });
+  }
+
+  /** The reviews someone is waiting on: what to re-check when events may have been missed. */
+  waitedReviews(): number[] {
+    return [...this.byReview.keys()];
   }
 
   /** Releases a review's waiters, e.g. when a re-check finds the decision already stored. */

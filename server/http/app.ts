@@ -1,15 +1,17 @@
 import express, { type Express, type Request } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
+import type { DiskReport } from '../db/disk-space';
 import type { AttachmentService } from '../domain/attachments';
 import type { FeedbackService } from '../domain/feedback';
-import type { Statistics } from '../domain/records';
+import type { StatisticsService } from '../domain/statistics';
+import type { AttachmentFiles } from '../storage/attachment-files';
 import type { ReviewService } from '../domain/reviews';
 import type { Logger } from '../logging';
 import type { McpHttpSessions } from '../mcp/http-sessions';
-import { requireApiKey } from './auth';
+import { principalOf, requireApiKey } from './auth';
 import { boundedJsonShape } from './limits';
 import { rateLimit } from './rate-limit';
-import { loopbackHostsOnly, refuseCrossSiteWrites, requireJsonBodies, securityHeaders } from './protection';
+import { type Exposure, hostsAllowed, refuseCrossSiteWrites, requireJsonBodies, securityHeaders } from './protection';
 import type { EventStreams } from './event-stream';
 import { openApiDocument } from './openapi/document';
 import { errorHandler, notFoundHandler } from './problems';
@@ -25,19 +27,25 @@ export interface AppOptions {
   reviews: ReviewService;
   feedback: FeedbackService;
   attachments: AttachmentService;
-  statistics: (organizationId?: number) => Promise<Statistics>;
+  /** Where uploads stream to while they arrive. */
+  files: AttachmentFiles;
+  statistics: StatisticsService;
   eventStreams: EventStreams;
   /** MCP over Streamable HTTP at `/mcp`, behind the same API key as the rest. */
   mcpSessions: McpHttpSessions;
   pingDatabase: () => Promise<void>;
+  /** Whether the disk under data_dir has room, for /health. */
+  disk: () => Promise<DiskReport>;
   blockingTimeoutSeconds: number;
   /** Set when authentication is on. */
   apiKey?: string;
   /** Requests per minute per caller; 0 is no limit. */
   rateLimitPerMinute: number;
-  /** The server listens on loopback only: requests must name this machine (see protection.ts). */
-  loopbackOnly: boolean;
+  /** Who can reach the server: decides which `Host` names it answers to (see protection.ts). */
+  exposure: Exposure;
   log: Logger;
+  /** The limits' notion of now (tests set it). */
+  clock?: () => number;
   /** Check every response against the OpenAPI document too (tests turn this on). */
   validateResponses?: boolean;
 }
@@ -56,13 +64,14 @@ export function createApp(options: AppOptions): Express {
   app.set('etag', false);
 
   app.use(securityHeaders());
-  if (options.loopbackOnly) app.use(loopbackHostsOnly());
-  app.use(refuseCrossSiteWrites({ loopbackOnly: options.loopbackOnly }));
-  if (options.apiKey) app.use(requireApiKey(options.apiKey));
-  if (options.rateLimitPerMinute > 0) app.use(rateLimit(options.rateLimitPerMinute));
+  app.use(hostsAllowed(options.exposure));
+  app.use(refuseCrossSiteWrites({ loopbackOnly: options.exposure.loopbackOnly }));
+  if (options.apiKey) app.use(requireApiKey(options.apiKey, options.log, options.clock));
+  if (options.rateLimitPerMinute > 0) app.use(rateLimit(options.rateLimitPerMinute, options.clock));
   app.use(requireJsonBodies(isUpload));
   // JSON-RPC, not REST: outside the OpenAPI document and its validator; the transport reads its own body.
-  app.all('/mcp', (req, res) => options.mcpSessions.handle(req, res));
+  // Sessions are limited per API key and address: all of an installation's clients may share its one key.
+  app.all('/mcp', (req, res) => options.mcpSessions.handle(req, res, principalOf(res)));
   app.use(docsRoutes(openApiDocument));
   // Compressed request bodies are refused (415): nothing sends them, and inflating one is work an attacker chooses.
   app.use(express.json({ limit: '1mb', inflate: false }));
@@ -78,10 +87,10 @@ export function createApp(options: AppOptions): Express {
     }),
   );
 
-  app.use(healthRoutes(options.pingDatabase));
+  app.use(healthRoutes(options.pingDatabase, options.disk));
   app.use(reviewRoutes({ reviews: options.reviews, blockingTimeoutSeconds: options.blockingTimeoutSeconds }));
   app.use(feedbackRoutes(options.feedback));
-  app.use(attachmentRoutes(options.attachments));
+  app.use(attachmentRoutes(options.attachments, options.files));
   app.use(statisticsRoutes(options.statistics));
   app.use(eventRoutes(options.eventStreams));
 

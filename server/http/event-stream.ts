@@ -1,25 +1,50 @@
-import type { Request, Response } from 'express';
-import { EVENT_TYPES, type EventBus } from '../domain/events';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { EventFeed, PublishedEvent } from '../domain/events';
+import type { Scope } from '../domain/ports';
 
 /** A client further behind than this is cut off rather than buffered without bound. */
 const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
+/** Most events replayed to a stream that resumes; one further behind reloads what it shows. */
+const MAX_REPLAYED = 1_000;
 
 export interface EventStreamOptions {
   /** How often a comment line is sent so proxies keep an idle stream open. */
   heartbeatMs?: number;
 }
 
+/** The outbox, as a resuming stream reads it. */
+export interface EventHistory {
+  after(scope: Scope, afterId: number, limit: number): Promise<PublishedEvent[]>;
+}
+
+function visibleTo(scope: Scope, event: PublishedEvent): boolean {
+  return scope.organizationId === null || event.organization_id === scope.organizationId;
+}
+
+function frame(event: PublishedEvent): string {
+  return `id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(event.payload)}\n\n`;
+}
+
+/** `Last-Event-ID` (the header a reconnecting EventSource sends) as an outbox id, or null. */
+function lastEventId(req: IncomingMessage): number | null {
+  const value = req.headers['last-event-id'];
+  return typeof value === 'string' && /^\d{1,15}$/.test(value.trim()) ? Number(value) : null;
+}
+
 /**
- * The open Server-Sent Events streams of GET /events. Every event of the bus goes to every
- * stream as `event: <type>` with the record as `data:`. A stream leaves the set (and the bus)
- * the moment its client disconnects; on shutdown every stream is ended.
+ * The open Server-Sent Events streams of GET /events. Each event of the feed goes to the
+ * streams of callers who may see it, as `id: <outbox id>`, `event: <type>` and the record as
+ * `data:`. A client that reconnects with `Last-Event-ID` first gets what it missed, from the
+ * outbox, then the live events, with none twice. A stream leaves the set (and the feed) the
+ * moment its client disconnects; on shutdown every stream is ended.
  */
 export class EventStreams {
-  private readonly open = new Set<Response>();
+  private readonly open = new Set<ServerResponse>();
   private readonly heartbeatMs: number;
 
   constructor(
-    private readonly bus: EventBus,
+    private readonly feed: EventFeed,
+    private readonly history: EventHistory,
     options: EventStreamOptions = {},
   ) {
     this.heartbeatMs = options.heartbeatMs ?? 15_000;
@@ -29,7 +54,22 @@ export class EventStreams {
     return this.open.size;
   }
 
-  attach(req: Request, res: Response): void {
+  async attach(req: IncomingMessage, res: ServerResponse, scope: Scope): Promise<void> {
+    const resumeAfter = lastEventId(req);
+    // Live events that arrive while the missed ones are read wait for them, so the order holds.
+    let held: PublishedEvent[] | null = resumeAfter === null ? null : [];
+    let lastSent = resumeAfter ?? 0;
+    const send = (event: PublishedEvent): void => {
+      if (event.id <= lastSent) return;
+      if (res.writableLength > MAX_BUFFERED_BYTES) return void res.end();
+      lastSent = event.id;
+      res.write(frame(event));
+    };
+    const unsubscribe = this.feed.subscribe((event) => {
+      if (!visibleTo(scope, event)) return;
+      if (held) held.push(event);
+      else send(event);
+    });
     res.writeHead(200, {
       'Content-Type': 'text/event-stream; charset=utf-8',
       'Cache-Control': 'no-cache, no-transform',
@@ -38,21 +78,24 @@ export class EventStreams {
     });
     res.write('retry: 3000\n: connected\n\n');
     this.open.add(res);
-
-    const send = (type: string, payload: unknown): void => {
-      if (res.writableLength > MAX_BUFFERED_BYTES) return void res.end();
-      res.write(`event: ${type}\ndata: ${JSON.stringify(payload)}\n\n`);
-    };
-    const unsubscribers = EVENT_TYPES.map((type) => this.bus.on(type, (payload) => send(type, payload)));
     const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), this.heartbeatMs);
-
     const release = (): void => {
       clearInterval(heartbeat);
-      for (const unsubscribe of unsubscribers) unsubscribe();
+      unsubscribe();
       this.open.delete(res);
     };
     res.once('close', release);
     req.once('close', release);
+
+    if (resumeAfter === null) return;
+    try {
+      for (const event of await this.history.after(scope, resumeAfter, MAX_REPLAYED)) send(event);
+      for (const event of held ?? []) send(event);
+      held = null;
+    } catch {
+      // The client reconnects and asks again; a gap it was not told of must not open.
+      res.end();
+    }
   }
 
   closeAll(): void {

@@ -1,9 +1,10 @@
 import http from 'node:http';
 import type { Express } from 'express';
+import { ClientConnections, type ConnectionLimits, serverTimeouts } from './connections';
 
 /**
- * An HTTP server for an Express app whose requests and responses are born with the app's
- * prototypes.
+ * An HTTP server for an Express app, its connections kept by `ClientConnections`, whose
+ * requests and responses are born with the app's prototypes.
  *
  * Express switches each incoming request and response to its own prototypes with
  * `Object.setPrototypeOf`. V8 gives an object whose prototype was switched a hidden class of
@@ -12,7 +13,7 @@ import type { Express } from 'express';
  * create. Constructing them from subclasses whose prototypes Express then uses as its own
  * makes the switch a no-op, and every request shares one shape again.
  */
-export function httpServerFor(app: Express): http.Server {
+export function httpServerFor(app: Express, limits: ConnectionLimits): ClientConnections {
   const express = app as unknown as { request: object; response: object };
   class AppRequest extends http.IncomingMessage {}
   class AppResponse extends http.ServerResponse {}
@@ -20,5 +21,6 @@ export function httpServerFor(app: Express): http.Server {
   Object.setPrototypeOf(AppResponse.prototype, express.response);
   express.request = AppRequest.prototype;
   express.response = AppResponse.prototype;
-  return http.createServer({ IncomingMessage: AppRequest, ServerResponse: AppResponse }, app);
+  const server: http.Server = http.createServer({ IncomingMessage: AppRequest, ServerResponse: AppResponse, ...serverTimeouts(limits) });
+  return new ClientConnections(server, limits, app);
 }

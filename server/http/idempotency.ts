@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { Request, Response } from 'express';
-import type { IdempotencyClaim } from '../domain/records';
-import { callerScope } from './auth';
+import type { Request } from 'express';
+import type { IdempotencyClaim } from '../domain/ports';
 
 /** JSON with every object's keys in order: the same body sent with its fields reordered is the same request. */
 function canonicalJson(value: unknown): string {
@@ -13,9 +12,9 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value);
 }
 
-/** The request's `Idempotency-Key` (its form checked by the OpenAPI validator), as this caller used it with this body. */
-export function idempotencyClaimOf(req: Request, res: Response): IdempotencyClaim | undefined {
+/** The request's `Idempotency-Key` (its form checked by the OpenAPI validator) with the digest of this body. */
+export function idempotencyOf(req: Request): Omit<IdempotencyClaim, 'caller'> | undefined {
   const key = req.get('idempotency-key');
   if (key === undefined) return undefined;
-  return { scope: callerScope(res), key, requestHash: createHash('sha256').update(canonicalJson(req.body)).digest('hex') };
+  return { key, requestHash: createHash('sha256').update(canonicalJson(req.body)).digest('hex') };
 }

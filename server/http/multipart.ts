@@ -1,6 +1,6 @@
 import busboy from 'busboy';
 import type { Request } from 'express';
-import { type AttachmentFiles, FileTooLargeError, type IncomingFile } from '../db/attachment-files';
+import { type AttachmentFiles, FileTooLargeError, type IncomingFile } from '../storage/attachment-files';
 import { AppError, invalidInput } from '../domain/errors';
 
 export interface ReceivedUpload {

@@ -1,5 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
+import { isOutOfSpace } from '../db/disk-space';
 import { AppError, type FieldError } from '../domain/errors';
 import type { Logger } from '../logging';
 
@@ -60,11 +61,27 @@ function validatorProblem(error: ValidatorError): { detail: string; errors: Fiel
   return { detail, errors };
 }
 
+/**
+ * What a body that body-parser's strict mode refused really is: valid JSON that is not an
+ * object or array (`null`, `42`, `"text"`) deserves to be called that, not "not valid JSON".
+ */
+function jsonBodyProblem(error: { message?: string; body?: unknown }): string {
+  if (typeof error.body === 'string') {
+    try {
+      const value: unknown = JSON.parse(error.body);
+      return `the request body must be a JSON object, not ${value === null ? 'null' : `a ${typeof value}`}`;
+    } catch {
+      // Not JSON at all: the parser's message says where it broke.
+    }
+  }
+  return `the request body is not valid JSON: ${error.message ?? ''}`.trim();
+}
+
 /** body-parser's errors carry a `type`; their messages are safe to show. */
-function bodyParserProblem(error: { type?: string; status?: number; message?: string }): [number, string] | undefined {
+function bodyParserProblem(error: { type?: string; status?: number; message?: string; body?: unknown }): [number, string] | undefined {
   switch (error.type) {
     case 'entity.parse.failed':
-      return [400, `the request body is not valid JSON: ${error.message ?? ''}`.trim()];
+      return [400, jsonBodyProblem(error)];
     case 'entity.too.large':
       return [413, 'the request body is too large'];
     case 'encoding.unsupported':
@@ -79,6 +96,9 @@ function bodyParserProblem(error: { type?: string; status?: number; message?: st
   }
 }
 
+/** How soon a client refused for want of disk space might try again: someone has to free it first. */
+const OUT_OF_SPACE_RETRY_SECONDS = 60;
+
 export function errorHandler(log: Logger): ErrorRequestHandler {
   return (error: unknown, req, res, next) => {
     if (res.headersSent) return next(error);
@@ -92,6 +112,10 @@ export function errorHandler(log: Logger): ErrorRequestHandler {
     }
     const parsed = bodyParserProblem(error as { type?: string });
     if (parsed) return sendProblem(res, parsed[0], parsed[1]);
+    if (isOutOfSpace(error)) {
+      res.set('Retry-After', String(OUT_OF_SPACE_RETRY_SECONDS));
+      return sendProblem(res, 507, "the server's disk is full, so nothing was stored; retry once space has been freed on the server (under data_dir)");
+    }
     log.error('unexpected error', {
       method: req.method,
       path: req.path,

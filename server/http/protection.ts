@@ -1,3 +1,5 @@
+import net from 'node:net';
+import os from 'node:os';
 import type { Request, RequestHandler } from 'express';
 import { isLoopback } from '../config/settings';
 import { sendProblem } from './problems';
@@ -25,15 +27,47 @@ function originHostname(origin: string): string {
   }
 }
 
+/** Who can reach a server and whether it asks for a key: what its Host rule follows from. */
+export interface Exposure {
+  /** Bound to a loopback address: only this machine can connect. */
+  loopbackOnly: boolean;
+  /** Every request must carry the API key (for the dashboard: the API it forwards to does). */
+  authenticated: boolean;
+  /** Names besides this machine's own that an unauthenticated server answers to (`allowed_hosts`). */
+  allowedHosts: readonly string[];
+}
+
+/** This machine's host name, bare and as mDNS announces it (`name.local`). */
+function machineNames(): string[] {
+  const name = os.hostname().toLowerCase();
+  const bare = name.split('.')[0];
+  return [...new Set([name, bare, `${bare}.local`])];
+}
+
 /**
- * For a server bound to loopback: answers only requests whose `Host` names this machine. A
- * rebinding page's requests reach 127.0.0.1 but still carry the page's own domain there.
+ * The names a request may address this server by, or null when any will do. A DNS-rebinding
+ * page reaches the server through a domain of its own, which it must send as the `Host`: a
+ * loopback server answers only to loopback names, and one open to the network without a key
+ * only to addresses, this machine's own names and `allowed_hosts`. With a key, a rebinding
+ * page has nothing to gain: it does not have the key.
  */
-export function loopbackHostsOnly(): RequestHandler {
+function acceptedHost(exposure: Exposure): ((hostname: string) => boolean) | null {
+  if (exposure.loopbackOnly) return isLoopback;
+  if (exposure.authenticated) return null;
+  const named = new Set([...machineNames(), ...exposure.allowedHosts.map((host) => host.toLowerCase())]);
+  return (hostname) => isLoopback(hostname) || net.isIP(hostname.replace(/^\[(.*)\]$/, '$1')) !== 0 || named.has(hostname);
+}
+
+/** Answers only requests addressed to a name `acceptedHost` allows; refuses others with 403 before anything else runs. */
+export function hostsAllowed(exposure: Exposure): RequestHandler {
+  const accepted = acceptedHost(exposure);
   return (req, res, next) => {
     const host = req.headers.host ?? '';
-    if (isLoopback(hostnameOf(host))) return next();
-    sendProblem(res, 403, `this server answers only requests addressed to localhost, 127.0.0.1 or [::1], not to ${JSON.stringify(host)}`);
+    if (accepted === null || accepted(hostnameOf(host))) return next();
+    const expected = exposure.loopbackOnly
+      ? 'localhost, 127.0.0.1 or [::1]'
+      : "this machine's addresses and names (add others to allowed_hosts)";
+    sendProblem(res, 403, `this server answers only requests addressed to ${expected}, not to ${JSON.stringify(host)}`);
   };
 }
 

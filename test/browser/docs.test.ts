@@ -1,6 +1,7 @@
 import type { Browser } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../support/browser';
+import { startTestDashboard } from '../support/dashboard';
 import { startTestServer, type TestServer } from '../support/server';
 
 let server: TestServer;
@@ -52,5 +53,21 @@ describe('API documentation pages', () => {
     expect(leavingTheMachine(requests, server.url)).toEqual([]);
     expect(errors).toEqual([]);
     await page.close();
+  });
+
+  it("sends Swagger UI's requests, on the page the dashboard serves at /api/docs, through /api to the API", async () => {
+    const dashboard = await startTestDashboard(server);
+    const page = await browser.newPage();
+    try {
+      await page.goto(`${dashboard.url}/api/docs`);
+      await page.locator('.opblock-summary-path', { hasText: /^\/health$/ }).click();
+      await page.getByRole('button', { name: 'Try it out' }).click();
+      const [request] = await Promise.all([page.waitForRequest((r) => r.url().endsWith('/health')), page.getByRole('button', { name: 'Execute' }).click()]);
+      expect(request.url()).toBe(`${dashboard.url}/api/health`);
+      expect((await request.response())?.status()).toBe(200);
+    } finally {
+      await page.close();
+      await dashboard.dispose();
+    }
   });
 });

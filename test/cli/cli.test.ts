@@ -1,8 +1,9 @@
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { freePort, runCli, startCli } from '../support/cli';
+import { CLI, freePort, runCli, startCli, stopProgram } from '../support/cli';
 import { makeTempDir } from '../support/temp';
 
 let temp: ReturnType<typeof makeTempDir>;
@@ -59,7 +60,8 @@ describe('greenlight start', () => {
     expect(await page.text()).toContain('<div id="app">');
     const proxied = await fetch(`${server.dashboardUrl}/api/health`);
     expect(await proxied.json()).toMatchObject({ status: 'healthy' });
-    expect(fs.existsSync(path.join(temp.dir, 'greenlight-data', 'greenlight.db'))).toBe(true);
+    // Its data directory is where the configuration says: the pid file is there while it runs.
+    await expect.poll(() => fs.existsSync(path.join(temp.dir, 'greenlight-data', 'greenlight.pid'))).toBe(true);
 
     server.child.kill('SIGTERM');
     expect(await server.exited).toBe(0);
@@ -87,7 +89,7 @@ describe('greenlight start', () => {
     try {
       expect(server.url).toBe(`http://127.0.0.1:${port}`);
       expect(server.output()).not.toMatch(/dashboard/);
-      expect(fs.existsSync(path.join(temp.dir, 'elsewhere', 'greenlight.db'))).toBe(true);
+      await expect.poll(() => fs.existsSync(path.join(temp.dir, 'elsewhere', 'greenlight.pid'))).toBe(true);
     } finally {
       server.child.kill('SIGTERM');
       await server.exited;
@@ -101,6 +103,28 @@ describe('greenlight start', () => {
     expect(result.stderr).toBe(
       'greenlight: configuration error: api_port must be an integer from 1 to 65535 (got "lots" from greenlight.yaml)\n',
     );
+  });
+
+  it('names the flag that was typed when its value is out of range', async () => {
+    const result = await runCli(['start', '--port', '99999'], { cwd: temp.dir });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe('greenlight: configuration error: api_port must be an integer from 1 to 65535 (got "99999" from --port)\n');
+  });
+
+  it('refuses to listen on the network with authentication off, and says how to go on', async () => {
+    const result = await runCli(['start', '--api-only', '--host', '0.0.0.0', '--port', String(await freePort())], { cwd: temp.dir });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^greenlight: configuration error: api_host is 0\.0\.0\.0, which other machines can reach, and enable_auth is false: .*--allow-unauthenticated-network\)\n$/);
+  });
+
+  it('listens on the network without a key when told so with --allow-unauthenticated-network', async () => {
+    const port = await freePort();
+    const server = await startCli(['--api-only', '--host', '0.0.0.0', '--port', String(port), '--allow-unauthenticated-network'], { cwd: temp.dir });
+    try {
+      expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(200);
+    } finally {
+      await stopProgram(server);
+    }
   });
 
   it('stops with exit code 2 on a bad environment value', async () => {
@@ -121,5 +145,57 @@ describe('greenlight start', () => {
     } finally {
       blocker.close();
     }
+  });
+});
+
+/**
+ * `greenlight start` on a terminal: util-linux `script` gives it a pseudo-terminal, as a shell
+ * would; Ctrl+C through that terminal stops it. `redirect` is appended to the command line.
+ */
+function startOnTerminal(args: string[], redirect = ''): { output: () => string; ready: Promise<void>; stop: () => Promise<number | null> } {
+  // `exec` so that Ctrl+C reaches Greenlight alone: a shell left waiting in between (dash, the
+  // /bin/sh `script` falls back to without $SHELL) would die of the SIGINT itself, with 130.
+  const command = 'exec ' + [process.execPath, CLI, 'start', ...args].map((part) => `'${part}'`).join(' ') + redirect;
+  const child = spawn('script', ['-qec', command, '/dev/null'], { cwd: temp.dir, env: { ...process.env, TERM: 'dumb', SHELL: '/bin/sh' } });
+  let output = '';
+  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+  const ready = new Promise<void>((resolve, reject) => {
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString().replace(/\r/g, '');
+      if (output.includes('Stop it with Ctrl+C.')) resolve();
+    });
+    void exited.then(() => reject(new Error(`greenlight start ended before it was ready: ${output}`)));
+  });
+  return {
+    output: () => output,
+    ready,
+    stop: async () => {
+      child.stdin.write('\x03');
+      return exited;
+    },
+  };
+}
+
+describe('greenlight start on a terminal', () => {
+  it('prints where the dashboard and the API are, readably, after its log lines', async () => {
+    const [port, dashboardPort] = [await freePort(), await freePort()];
+    const running = startOnTerminal(['--port', String(port), '--dashboard-port', String(dashboardPort)]);
+    await running.ready;
+    expect(running.output()).toContain(`  Reviewer dashboard  http://127.0.0.1:${dashboardPort}   ← open this to review\n`);
+    expect(running.output()).toContain(`  API for agents      http://127.0.0.1:${port}   (reference: http://127.0.0.1:${port}/docs)\n`);
+    expect(running.output()).not.toMatch(/^\{/m);
+    expect(await running.stop()).toBe(0);
+    expect(running.output()).toMatch(/stopped/);
+  });
+
+  it('with its output going to a file, prints the addresses on the terminal and keeps the file to JSON lines', async () => {
+    const port = await freePort();
+    const running = startOnTerminal(['--api-only', '--port', String(port)], ' > log.jsonl');
+    await running.ready;
+    expect(running.output()).toMatch(new RegExp(`\\n  API for agents +http://127\\.0\\.0\\.1:${port} `));
+    expect(await running.stop()).toBe(0);
+    const lines = fs.readFileSync(path.join(temp.dir, 'log.jsonl'), 'utf8').trim().split('\n');
+    for (const line of lines) expect(() => JSON.parse(line), line).not.toThrow();
+    expect(lines.map((line) => JSON.parse(line).message)).toContain(`Greenlight API listening on http://127.0.0.1:${port}`);
   });
 });

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { freePort, runCli, startCli } from '../support/cli';
+import { TEST_DATABASE_URL } from '../support/postgres';
 import { makeTempDir } from '../support/temp';
 
 let temp: ReturnType<typeof makeTempDir>;
@@ -26,7 +27,7 @@ describe('greenlight status', () => {
       const result = await runCli(['status'], { cwd: temp.dir });
       expect(result.code).toBe(0);
       expect(result.stdout).toMatch(/config\s+ok\s+.*greenlight\.yaml/);
-      expect(result.stdout).toMatch(/database\s+ok\s+.*greenlight\.db \(reachable, schema up to date\)/);
+      expect(result.stdout).toMatch(/database\s+ok\s+\S+ \(reachable, schema up to date\)/);
       expect(result.stdout).toMatch(/reviews\s+ok\s+1 pending, 0 decided/);
       expect(result.stdout).toMatch(new RegExp(`api\\s+ok\\s+http://127\\.0\\.0\\.1:${port} \\(version`));
     } finally {
@@ -46,7 +47,7 @@ describe('greenlight status', () => {
     expect(result.stderr).toBe('greenlight: unhealthy: api\n');
   });
 
-  it('exits non-zero, saying why, when the database file is unreadable', async () => {
+  it.skipIf(TEST_DATABASE_URL)(`exits non-zero, saying why, when the database file is unreadable${TEST_DATABASE_URL ? ' (SQLite only: skipped on PostgreSQL)' : ''}`, async () => {
     fs.mkdirSync(path.join(temp.dir, 'greenlight-data'));
     fs.writeFileSync(path.join(temp.dir, 'greenlight-data', 'greenlight.db'), 'this is not a database, just text '.repeat(200));
     const result = await runCli(['status'], { cwd: temp.dir });
@@ -55,11 +56,21 @@ describe('greenlight status', () => {
     expect(result.stderr).toMatch(/unhealthy: database, api/);
   });
 
-  it('exits non-zero when there is no database yet', async () => {
+  it.runIf(TEST_DATABASE_URL)('exits non-zero, saying why, when PostgreSQL does not answer', async () => {
+    const result = await runCli(['status'], { cwd: temp.dir, env: { GREENLIGHT_DATABASE_URL: `postgres://postgres@127.0.0.1:${await freePort()}/nowhere` } });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/database\s+FAIL\s+cannot read the database at postgres:\/\/postgres@127\.0\.0\.1:\d+\/nowhere: .*ECONNREFUSED/);
+  });
+
+  it('exits non-zero when there is no database yet, and creates none', async () => {
     const result = await runCli(['status'], { cwd: temp.dir });
     expect(result.code).toBe(1);
-    expect(result.stdout).toMatch(/database\s+FAIL\s+no database at .*; start the server once/);
-    expect(fs.existsSync(path.join(temp.dir, 'greenlight-data', 'greenlight.db'))).toBe(false);
+    if (TEST_DATABASE_URL) {
+      expect(result.stdout).toMatch(/database\s+FAIL\s+the database at postgres:.* is not migrated \(0001-reviews-and-decisions, .*\); run greenlight start to migrate it/);
+    } else {
+      expect(result.stdout).toMatch(/database\s+FAIL\s+no database at .*; start the server once/);
+      expect(fs.existsSync(path.join(temp.dir, 'greenlight-data', 'greenlight.db'))).toBe(false);
+    }
   });
 
   it('exits with 2 on an invalid configuration', async () => {

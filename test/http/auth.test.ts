@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, sampleReview, startTestServer, type TestServer } from '../support/server';
+import { call, expectProblem, sampleReview, startTestServer, type TestServer } from '../support/server';
 
 const KEY = 'test-key-0123456789abcdef';
 let server: TestServer;
@@ -59,5 +59,39 @@ describe('API key authentication', () => {
     const response = await fetch(`${server.url}${path}`);
     expect(response.status).toBe(200);
     await response.arrayBuffer();
+  });
+});
+
+describe('wrong keys from one address', () => {
+  it('are refused with 429 past the 30th in a burst, whatever key comes next, until the address has waited', async () => {
+    let now = Date.parse('2026-11-24T10:00:00.000Z');
+    const guarded = await startTestServer({ enable_auth: true, api_key: KEY }, { clock: () => now });
+    try {
+      const attempt = (key: string) => call(guarded.url, 'GET', '/reviews', undefined, { headers: { authorization: `Bearer ${key}` } });
+      for (let guess = 0; guess < 30; guess++) expect((await attempt(`guess-${guess}`)).status).toBe(401);
+      const refused = await attempt('guess-30');
+      expectProblem(refused, 429, /too many wrong API keys from this address; retry in 6 s/);
+      expect(refused.headers.get('retry-after')).toBe('6');
+      // Not even the right key gets in while the address is refused: a guess that happens to be right would.
+      expect((await attempt(KEY)).status).toBe(429);
+      // Nor does a request without a key.
+      expect((await call(guarded.url, 'GET', '/reviews')).status).toBe(429);
+      now += 6_000;
+      expect((await attempt(KEY)).status).toBe(200);
+      expect((await attempt('guess-31')).status).toBe(401);
+      expect((await attempt('guess-32')).status).toBe(429);
+    } finally {
+      await guarded.dispose();
+    }
+  });
+
+  it('do not count when no key is sent: a dashboard asks for one after its first 401s', async () => {
+    const guarded = await startTestServer({ enable_auth: true, api_key: KEY });
+    try {
+      for (let request = 0; request < 40; request++) expect((await call(guarded.url, 'GET', '/reviews')).status).toBe(401);
+      expect((await call(guarded.url, 'GET', '/reviews', undefined, { headers: { authorization: `Bearer ${KEY}` } })).status).toBe(200);
+    } finally {
+      await guarded.dispose();
+    }
   });
 });

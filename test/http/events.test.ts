@@ -8,6 +8,7 @@ afterEach(async () => {
 });
 
 interface ServerSentEvent {
+  id: number;
   event: string;
   data: any;
 }
@@ -32,7 +33,7 @@ async function subscribe(url: string, init: RequestInit = {}) {
           buffer = buffer.slice(end + 2);
           const fields = Object.fromEntries(block.split('\n').filter((l) => !l.startsWith(':')).map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 2)]));
           for (const line of block.split('\n')) if (line.startsWith(':')) comments.push(line.slice(1).trim());
-          if (fields.event) events.push({ event: fields.event, data: JSON.parse(fields.data) });
+          if (fields.event) events.push({ id: Number(fields.id), event: fields.event, data: JSON.parse(fields.data) });
         }
       }
     } catch {
@@ -43,6 +44,47 @@ async function subscribe(url: string, init: RequestInit = {}) {
 }
 
 describe('GET /events', () => {
+  it('gives each event an id that grows; a client resuming with Last-Event-ID gets what it missed, then live events, none twice', async () => {
+    server = await startTestServer();
+    const first = await subscribe(server.url);
+    const seen = (await call(server.url, 'POST', '/reviews', sampleReview)).body;
+    await eventually(() => first.events.length === 1, 5_000, 'the first event');
+    first.close();
+    // While the client is away: a decision, a review and feedback.
+    await call(server.url, 'POST', `/reviews/${seen.id}/decide`, { decision_type: 'reject', notes: 'no' });
+    const missed = (await call(server.url, 'POST', '/reviews', { ...sampleReview, proposed_action: 'made while away' })).body;
+    await call(server.url, 'POST', `/reviews/${missed.id}/feedback`, { rating: 4 });
+
+    const resumed = await subscribe(server.url, { headers: { 'last-event-id': String(first.events[0].id) } });
+    await eventually(() => resumed.events.length === 3, 5_000, 'the three missed events');
+    const live = (await call(server.url, 'POST', '/reviews', { ...sampleReview, proposed_action: 'made after the return' })).body;
+    await eventually(() => resumed.events.length === 4, 5_000, 'the live event');
+    expect(resumed.events.map((e) => [e.event, e.data.id])).toEqual([
+      ['review.decided', seen.id],
+      ['review.created', missed.id],
+      ['feedback.created', expect.any(Number)],
+      ['review.created', live.id],
+    ]);
+    const ids = [first.events[0].id, ...resumed.events.map((e) => e.id)];
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    expect(new Set(ids).size).toBe(ids.length);
+    resumed.close();
+  });
+
+  it('publishes no event for a change that did not commit', async () => {
+    server = await startTestServer();
+    const stream = await subscribe(server.url);
+    const review = (await call(server.url, 'POST', '/reviews', sampleReview)).body;
+    await call(server.url, 'POST', `/reviews/${review.id}/decide`, { decision_type: 'approve' });
+    // Refused: already decided; and a review that does not exist.
+    expect((await call(server.url, 'POST', `/reviews/${review.id}/decide`, { decision_type: 'reject' })).status).toBe(409);
+    expect((await call(server.url, 'POST', '/reviews/999999/feedback', { rating: 1 })).status).toBe(404);
+    const marker = (await call(server.url, 'POST', '/reviews', { ...sampleReview, proposed_action: 'after the refusals' })).body;
+    await eventually(() => stream.events.some((e) => e.data.id === marker.id), 5_000, 'the marker');
+    expect(stream.events.map((e) => e.event)).toEqual(['review.created', 'review.decided', 'review.created']);
+    stream.close();
+  });
+
   it('streams review.created then review.decided for a review decided through the API', async () => {
     server = await startTestServer();
     const stream = await subscribe(server.url);
@@ -52,7 +94,7 @@ describe('GET /events', () => {
     const decision = (await call(server.url, 'POST', `/reviews/${review.id}/decide`, { decision_type: 'approve', reviewer_name: 'dana' })).body;
 
     await eventually(() => stream.events.length >= 2, 5_000, 'two events');
-    expect(stream.events[0]).toEqual({ event: 'review.created', data: review });
+    expect(stream.events[0]).toEqual({ id: expect.any(Number), event: 'review.created', data: review });
     expect(stream.events[1]).toMatchObject({ event: 'review.decided', data: { id: review.id, status: 'approved', decision } });
     stream.close();
   });
@@ -82,16 +124,16 @@ describe('GET /events', () => {
     stream.close();
   });
 
-  it('releases a stream and its bus subscriptions when the client disconnects', async () => {
+  it('releases a stream and its feed subscription when the client disconnects', async () => {
     server = await startTestServer();
-    const listenersBefore = server.services.bus.listenerCount('review.created');
+    const listenersBefore = server.services.feed.listenerCount;
     const streams = [await subscribe(server.url), await subscribe(server.url)];
     await eventually(() => server!.eventStreams.count === 2, 5_000, 'two streams');
-    expect(server.services.bus.listenerCount('review.created')).toBe(listenersBefore + 2);
+    expect(server.services.feed.listenerCount).toBe(listenersBefore + 2);
 
     for (const stream of streams) stream.close();
     await eventually(() => server!.eventStreams.count === 0, 5_000, 'streams released');
-    expect(server.services.bus.listenerCount('review.created')).toBe(listenersBefore);
+    expect(server.services.feed.listenerCount).toBe(listenersBefore);
   });
 
   it('ends open streams when the server shuts down', async () => {

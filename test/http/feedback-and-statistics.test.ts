@@ -35,6 +35,7 @@ describe('feedback', () => {
     ['rating', { rating: null, comment: null }],
     ['comment', { comment: 'x'.repeat(10_001) }],
     ['stars', { stars: 5 }],
+    ['comment', { comment: 'fine\u0000 work' }],
   ])('refuses bad feedback naming %s (case %#)', async (field, body) => {
     const review = (await api('POST', '/reviews', sampleReview)).body;
     const response = await api('POST', `/reviews/${review.id}/feedback`, body);

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { INSTALLATION, type Principal } from '../../server/domain/ports';
 import { call, eventually, sampleReview, startTestServer, storedReviewCount, type TestServer } from '../support/server';
 
 let server: TestServer | undefined;
@@ -107,9 +108,10 @@ describe('Idempotency-Key on POST /reviews', () => {
     const shared = 'same-text';
     const original = await keyed(s, shared, sampleReview);
     // The same key text under another caller's scope is another key.
-    const otherCaller = await s.services.reviews.createOnce(sampleReview, { scope: 'b'.repeat(64), key: shared, requestHash: 'x' });
-    expect(otherCaller.replayed).toBe(false);
-    expect(otherCaller.review.id).not.toBe(original.body.id);
+    const anotherKey: Principal = { kind: 'api_key', scope: INSTALLATION, id: 'b'.repeat(64) };
+    const otherCaller = await s.services.reviews.submitReview(anotherKey, sampleReview, { idempotency: { key: shared, requestHash: 'x' } });
+    expect(otherCaller).toMatchObject({ kind: 'stored', replayed: false });
+    expect(otherCaller.kind === 'stored' && otherCaller.review.id).not.toBe(original.body.id);
   });
 
   it.each([

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { MAX_JSON_DEPTH, MAX_JSON_MEMBERS } from '../../server/http/limits';
+import { INSTALLATION } from '../../server/domain/ports';
 import { call, eventually, expectProblem, sampleReview, startTestServer, storedReviewCount, type TestServer } from '../support/server';
 
 let server: TestServer | undefined;
@@ -98,6 +99,6 @@ describe('rate_limit_per_minute', () => {
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(Number(limited.headers.get('retry-after'))).toBeLessThanOrEqual(20);
     expect((await call(s.url, 'GET', '/health')).status).toBe(200);
-    expect(await s.services.reviews.list({}, 1, 1)).toMatchObject({ total: 0 });
+    expect(await s.services.reviews.list(INSTALLATION, {}, 1, 1)).toMatchObject({ total: 0 });
   });
 });

@@ -1,6 +1,7 @@
+import os from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestDashboard, type TestDashboard } from '../support/dashboard';
-import { jsonOf, jsonRequest, type RawRequest, type RawResponse, send } from '../support/raw-http';
+import { jsonOf, jsonRequest, multipart, type RawRequest, type RawResponse, send } from '../support/raw-http';
 import { attach } from '../support/seed';
 import { call, expectProblem, reviewStatus, sampleReview, startTestServer, storedReviewCount, type TestServer } from '../support/server';
 
@@ -18,17 +19,6 @@ afterAll(() => server.dispose());
 const toApi = (request: RawRequest): Promise<RawResponse> => send(server.url, request);
 
 const JSON_TYPE = { 'content-type': 'application/json' };
-
-/** A multipart/form-data body exactly as fetch (and so a browser) would encode `fields`. */
-async function multipart(fields: Record<string, string | Blob>): Promise<{ headers: Record<string, string>; body: Buffer }> {
-  const form = new FormData();
-  for (const [name, value] of Object.entries(fields)) {
-    if (typeof value === 'string') form.append(name, value);
-    else form.append(name, value, 'notes.txt');
-  }
-  const encoded = new Response(form);
-  return { headers: { 'content-type': encoded.headers.get('content-type')! }, body: Buffer.from(await encoded.arrayBuffer()) };
-}
 
 const uploadBody = () => multipart({ file: new Blob(['the customer asked twice'], { type: 'text/plain' }) });
 
@@ -292,12 +282,73 @@ describe('the dashboard server', () => {
 
   it('does not forward Origin, so its pages can write when it is open to the network and the API is not', async () => {
     // Bound to every interface; the page's Origin is the address a colleague's browser used.
-    const networked = await startTestDashboard(server, { dashboard_host: '0.0.0.0' });
+    const networked = await startTestDashboard(server, { dashboard_host: '0.0.0.0', allow_unauthenticated_network: true });
     try {
       const created = await createThroughDashboard(networked.port, { origin: `http://192.0.2.10:${networked.port}`, 'sec-fetch-site': 'same-origin' });
       expect(created.status).toBe(201);
     } finally {
       await networked.dispose();
+    }
+  });
+
+  it('open to the network in front of an API without a key, answers only its own names: a rebinding page stores nothing', async () => {
+    const networked = await startTestDashboard(server, {
+      dashboard_host: '0.0.0.0',
+      allow_unauthenticated_network: true,
+      allowed_hosts: ['greenlight.lan'],
+    });
+    try {
+      const reviewsBefore = await storedReviewCount(server.url);
+      const rebound = { host: `evil.example:${networked.port}` };
+      expectProblem(await createThroughDashboard(networked.port, rebound), 403, /allowed_hosts/);
+      expectProblem(await send(`http://127.0.0.1:${networked.port}`, { method: 'GET', path: '/api/reviews', headers: rebound }), 403);
+      expect(await storedReviewCount(server.url)).toBe(reviewsBefore);
+      for (const name of [os.hostname(), '192.0.2.10', '[2001:db8::1]', 'greenlight.lan', 'localhost']) {
+        const created = await createThroughDashboard(networked.port, { host: `${name}:${networked.port}` });
+        expect({ name, status: created.status }).toEqual({ name, status: 201 });
+      }
+    } finally {
+      await networked.dispose();
+    }
+  });
+
+  it('refuses to start on a non-loopback address with authentication off unless the risk is accepted', async () => {
+    await expect(startTestDashboard(server, { dashboard_host: '0.0.0.0' })).rejects.toThrow(
+      /dashboard_host is 0\.0\.0\.0, which other machines can reach, and enable_auth is false.*allow_unauthenticated_network/,
+    );
+  });
+});
+
+describe('an API open to the network', () => {
+  it('refuses to start with authentication off unless the risk is accepted', async () => {
+    await expect(startTestServer({ api_host: '0.0.0.0' })).rejects.toThrow(
+      /api_host is 0\.0\.0\.0, which other machines can reach, and enable_auth is false.*allow_unauthenticated_network: true \(--allow-unauthenticated-network\)/,
+    );
+  });
+
+  it('without a key (risk accepted) answers only its own names and addresses', async () => {
+    const open = await startTestServer({ api_host: '0.0.0.0', allow_unauthenticated_network: true });
+    try {
+      const to = (host: string) => send(`http://127.0.0.1:${open.port}`, { ...jsonRequest('POST', '/reviews', sampleReview), headers: { ...JSON_TYPE, host } });
+      expectProblem(await to(`evil.example:${open.port}`), 403);
+      expect((await to(`${os.hostname()}:${open.port}`)).status).toBe(201);
+      expect((await to(`192.0.2.10:${open.port}`)).status).toBe(201);
+    } finally {
+      await open.dispose();
+    }
+  });
+
+  it('with a key answers any name: a rebinding page does not have the key', async () => {
+    const key = 'open-network-test-key-0123456789';
+    const open = await startTestServer({ api_host: '0.0.0.0', enable_auth: true, api_key: key });
+    try {
+      const answer = await send(`http://127.0.0.1:${open.port}`, {
+        ...jsonRequest('POST', '/reviews', sampleReview),
+        headers: { ...JSON_TYPE, host: `greenlight.example.com:${open.port}`, authorization: `Bearer ${key}` },
+      });
+      expect(answer.status).toBe(201);
+    } finally {
+      await open.dispose();
     }
   });
 });

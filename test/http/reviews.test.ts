@@ -69,6 +69,7 @@ describe('POST /reviews', () => {
     ['blocking', { ...sampleReview, blocking: 'yes' }, /must be of type boolean/],
     ['confidence', { ...sampleReview, confidence: 0.5 }, /confidence is not a known field/],
     ['task_type', { ...sampleReview, task_type: 'x'.repeat(256) }, /at most 255 characters/],
+    ['proposed_action', { ...sampleReview, proposed_action: 'Refund\u0000 order 1042' }, /proposed_action must not contain the NUL character/],
   ])('refuses a body with a bad %s (case %#)', async (field, body, detail) => {
     const before = (await api('GET', '/reviews?page_size=1')).body.total;
     const response = await api('POST', '/reviews', body);
@@ -83,6 +84,15 @@ describe('POST /reviews', () => {
       body: '{"task_type": "refund",',
     });
     expectProblem(response, 400, /not valid JSON/);
+  });
+
+  it.each([
+    ['null', 'null'],
+    ['42', 'a number'],
+    ['"refund"', 'a string'],
+  ])('calls a JSON body of %s what it is, not invalid JSON', async (body, what) => {
+    const response = await api('POST', '/reviews', undefined, { headers: { 'content-type': 'application/json' }, body });
+    expectProblem(response, 400, new RegExp(`^the request body must be a JSON object, not ${what}$`));
   });
 
   it('answers a body that is not JSON with 415', async () => {
@@ -345,10 +355,17 @@ describe('GET /reviews/{review_id}/decision', () => {
 });
 
 describe('GET /health and unknown routes', () => {
-  it('reports healthy with the database reachable', async () => {
+  it('reports healthy with the database reachable and room on the disk', async () => {
     const response = await api('GET', '/health');
     expect(response.status).toBe(200);
-    expect(response.body).toEqual({ status: 'healthy', service: 'greenlight', version: expect.any(String), database: 'ok' });
+    expect(response.body).toEqual({
+      status: 'healthy',
+      service: 'greenlight',
+      version: expect.any(String),
+      database: 'ok',
+      storage: 'ok',
+      storage_free_bytes: expect.any(Number),
+    });
   });
 
   it('answers an unknown path with a 404 problem', async () => {

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
+import { createTestDatabase, TEST_DATABASE_URL } from './postgres';
 
 export const CLI = path.resolve(__dirname, '..', '..', 'bin', 'greenlight.js');
 
@@ -12,15 +13,21 @@ export interface CliResult {
 
 /** Runs the built `greenlight` command to completion, as a user would from a shell. */
 export function runCli(args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs?: number }): Promise<CliResult> {
+  return runNode([CLI, ...args], options);
+}
+
+/** Runs `node <args>` (options, the program, its arguments) with this test run's Node, to completion. */
+export async function runNode(args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs?: number }): Promise<CliResult> {
+  const env = await cliEnv(options.cwd, options.env);
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: options.cwd, env: cliEnv(options.env) });
+    const child = spawn(process.execPath, args, { cwd: options.cwd, env });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
     child.stderr.on('data', (chunk) => (stderr += chunk));
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`greenlight ${args.join(' ')} did not finish; stderr: ${stderr}`));
+      reject(new Error(`node ${args.join(' ')} did not finish; stderr: ${stderr}`));
     }, options.timeoutMs ?? 20_000);
     child.on('close', (code) => {
       clearTimeout(timer);
@@ -29,10 +36,21 @@ export function runCli(args: string[], options: { cwd: string; env?: NodeJS.Proc
   });
 }
 
-function cliEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+const databases = new Map<string, Promise<string>>();
+
+/**
+ * The environment of a command run in `cwd`: no GREENLIGHT_* setting but those given, and, in
+ * the PostgreSQL run, the database of that directory (created on first use, dropped at the end
+ * of the run), as `data_dir` is the directory's own on SQLite.
+ */
+export async function cliEnv(cwd: string, extra: NodeJS.ProcessEnv = {}): Promise<NodeJS.ProcessEnv> {
   const env: NodeJS.ProcessEnv = { ...process.env, ...extra };
   for (const key of Object.keys(env)) {
     if (key.startsWith('GREENLIGHT_') && !(key in extra)) delete env[key];
+  }
+  if (TEST_DATABASE_URL && !('GREENLIGHT_DATABASE_URL' in extra)) {
+    if (!databases.has(cwd)) databases.set(cwd, createTestDatabase().then((database) => database.url));
+    env.GREENLIGHT_DATABASE_URL = await databases.get(cwd);
   }
   return env;
 }
@@ -51,7 +69,7 @@ export interface RunningCli {
  * Starts `greenlight start …` and resolves once it has printed `ready` (by default, the first
  * "listening on" line).
  */
-export function startCli(args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv; ready?: RegExp }): Promise<RunningCli> {
+export function startCli(args: string[], options: StartOptions): Promise<RunningCli> {
   return startProgram(CLI, ['start', ...args], options);
 }
 
@@ -67,11 +85,21 @@ export async function stopProgram(running: RunningCli | undefined): Promise<void
   await running?.exited;
 }
 
+export interface StartOptions {
+  cwd: string;
+  env?: NodeJS.ProcessEnv;
+  ready?: RegExp;
+  /** A command the program runs under (strace, unshare, a shell setting a ulimit), given Node's command line as its last arguments. */
+  via?: string[];
+}
+
 /** Starts a Node program of the package (the CLI, the desktop entry) and waits for it to listen. */
-export function startProgram(entry: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv; ready?: RegExp }): Promise<RunningCli> {
+export async function startProgram(entry: string, args: string[], options: StartOptions): Promise<RunningCli> {
   const ready = options.ready ?? /listening on/;
+  const env = await cliEnv(options.cwd, options.env);
+  const [command, ...commandArgs] = [...(options.via ?? []), process.execPath, entry, ...args];
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [entry, ...args], { cwd: options.cwd, env: cliEnv(options.env) });
+    const child = spawn(command, commandArgs, { cwd: options.cwd, env });
     let output = '';
     const exited = new Promise<number | null>((done) => child.on('close', (code) => done(code)));
     const timer = setTimeout(() => {

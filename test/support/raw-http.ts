@@ -83,6 +83,17 @@ export function jsonRequest(method: string, path: string, body: unknown): RawReq
   return { method, path, headers: { 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify(body)) };
 }
 
+/** A multipart/form-data body exactly as fetch (and so a browser) would encode `fields`. */
+export async function multipart(fields: Record<string, string | Blob>): Promise<{ headers: Record<string, string>; body: Buffer }> {
+  const form = new FormData();
+  for (const [name, value] of Object.entries(fields)) {
+    if (typeof value === 'string') form.append(name, value);
+    else form.append(name, value, 'notes.txt');
+  }
+  const encoded = new Response(form);
+  return { headers: { 'content-type': encoded.headers.get('content-type')! }, body: Buffer.from(await encoded.arrayBuffer()) };
+}
+
 /** The answer's body parsed as JSON; undefined when it is empty or not JSON. */
 export function jsonOf<T = unknown>(response: RawResponse): T | undefined {
   try {

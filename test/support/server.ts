@@ -3,6 +3,7 @@ import path from 'node:path';
 import { expect } from 'vitest';
 import { type Config, defaultConfig } from '../../server/config/settings';
 import { type RunningServer, type StartOptions, startServer } from '../../server/runtime';
+import { createTestDatabase, TEST_DATABASE_URL } from './postgres';
 import { makeTempDir } from './temp';
 
 export interface TestServer extends RunningServer {
@@ -18,20 +19,30 @@ export interface TestServer extends RunningServer {
  */
 export async function startTestServer(overrides: Partial<Config> = {}, options: StartOptions = {}): Promise<TestServer> {
   const temp = makeTempDir();
+  // A database of its own, unless the test reopens another server's.
+  const database = overrides.database_url === undefined && TEST_DATABASE_URL ? await createTestDatabase() : null;
   const config: Config = {
     ...defaultConfig(),
     api_port: 0,
     data_dir: temp.dir,
-    database_url: `sqlite:${path.join(temp.dir, 'greenlight.db')}`,
+    database_url: database?.url ?? `sqlite:${path.join(temp.dir, 'greenlight.db')}`,
     ...overrides,
   };
-  const server = await startServer(config, { validateResponses: true, drainMs: 1_000, ...options });
+  let server: RunningServer;
+  try {
+    server = await startServer(config, { validateResponses: true, drainMs: 1_000, ...options });
+  } catch (error) {
+    await database?.drop();
+    temp.remove();
+    throw error;
+  }
   return {
     ...server,
     dataDir: temp.dir,
     config,
     dispose: async () => {
       await server.close();
+      await database?.drop();
       temp.remove();
     },
   };

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AttachmentFiles } from '../../server/db/attachment-files';
+import { AttachmentFiles } from '../../server/storage/attachment-files';
 import { makeTempDir } from '../support/temp';
 
 let root: ReturnType<typeof makeTempDir>;

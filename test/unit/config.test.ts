@@ -58,13 +58,21 @@ describe('loadConfig', () => {
     expect(config.database_url).toBe(`sqlite:${path.join(temp.dir, 'db', 'x.db')}`);
   });
 
+  it.each(['postgres://greenlight:s%40cret@db.internal:5432/greenlight', 'postgresql://db.internal/greenlight?sslmode=require'])(
+    'accepts the PostgreSQL URL %s as it is',
+    (url) => {
+      expect(loadConfig({ cwd: temp.dir, env: { GREENLIGHT_DATABASE_URL: url } }).config.database_url).toBe(url);
+    },
+  );
+
   it.each([
     ['api_port: 70000\n', /^api_port must be an integer from 1 to 65535 \(got 70000 from greenlight\.yaml\)$/],
     ['api_port: "8000"\n', /^api_port must be an integer/],
     ['blocking_timeout_seconds: 0\n', /^blocking_timeout_seconds must be an integer from 1/],
     ['api_host: ""\n', /^api_host must be a non-empty string/],
     ['api_prot: 8000\n', /^unknown setting "api_prot" in greenlight\.yaml; known settings: api_host, /],
-    ['database_url: postgres://x\n', /^database_url must be empty or sqlite:/],
+    ['database_url: postgres://x\n', /^database_url must name a host and a database: postgres:\/\/user:password@host:5432\/database$/],
+    ['database_url: mysql://x/y\n', /^database_url must be empty, sqlite:<path to a database file> or postgres:\/\/user:password@host:5432\/database/],
     ['api_port: [1\n', /^greenlight\.yaml is not valid YAML \(line \d+\): Flow sequence/],
     ['- just\n- a list\n', /^greenlight\.yaml must be a mapping/],
   ])('refuses %j with one clear line naming the key', (content, message) => {

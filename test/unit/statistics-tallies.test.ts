@@ -1,13 +1,14 @@
 import path from 'node:path';
 import { SequelizeStorage, Umzug } from 'umzug';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../server/db/connection';
+import { openSqlite as openDatabaseFile } from '../../server/db/sqlite';
 import { migrate, MIGRATIONS } from '../../server/db/migrate';
 import { compilePolicy } from '../../server/domain/policy';
 import { type DecisionType, type ReviewOrder, STATUS_AFTER, URGENCIES, type Urgency } from '../../server/domain/records';
 import { call, startTestServer, type TestServer } from '../support/server';
 import { openSqlite, type SqliteShell as Shell } from '../support/sqlite';
 import { makeTempDir } from '../support/temp';
+import { INSTALLATION } from '../../server/domain/ports';
 
 async function countsBy(shell: Shell, sql: string): Promise<Record<string, number>> {
   const rows = await shell.all<{ key: string; count: number }>(sql);
@@ -201,7 +202,7 @@ describe('GET /reviews', () => {
     { filters: { organization_id: 2, decided: false }, where: "organization_id = 2 AND status = 'pending'" },
     { filters: { agent_id: 2 }, where: 'agent_id = 2' },
   ])('the review service lists $filters as SQL selects them', async ({ filters, where }) => {
-    await expectPagesLikeSql(where, (sort, page) => server.services.reviews.list(filters, page, PAGE_SIZE, sort));
+    await expectPagesLikeSql(where, (sort, page) => server.services.reviews.list(INSTALLATION, filters, page, PAGE_SIZE, sort));
   });
 });
 
@@ -252,7 +253,7 @@ const RAW_REVIEWS = `
 /** A database whose reviews were stored before migration 0006, then migrated to it. */
 async function upgradedDatabase(dir: string) {
   const file = path.join(dir, 'greenlight.db');
-  const db = openDatabase(file);
+  const db = openDatabaseFile(file);
   const before = new Umzug({
     migrations: MIGRATIONS,
     context: db.sequelize.getQueryInterface(),

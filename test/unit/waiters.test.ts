@@ -1,25 +1,30 @@
 import { describe, expect, it, vi } from 'vitest';
-import { EventBus } from '../../server/domain/events';
+import { EventFeed, type EventType, type PublishedEvent } from '../../server/domain/events';
 import type { ReviewRecord } from '../../server/domain/records';
 import { DecisionWaiters } from '../../server/domain/waiters';
 
 const decided = (id: number) => ({ id, status: 'approved' }) as ReviewRecord;
 
+let nextEventId = 1;
+/** An event as the unit of work would publish it after its commit. */
+const committed = (type: EventType, review: ReviewRecord): PublishedEvent =>
+  ({ id: nextEventId++, type, organization_id: null, review_id: review.id, payload: review }) as PublishedEvent;
+
 describe('DecisionWaiters', () => {
   it('wakes the waiters of a review when its decision is published, and only those', async () => {
-    const bus = new EventBus();
+    const bus = new EventFeed();
     const waiters = new DecisionWaiters(bus);
     const first = waiters.wait(1, 60_000);
     const second = waiters.wait(1, 60_000);
     const other = waiters.wait(2, 60_000);
     expect(waiters.count).toBe(3);
 
-    bus.emit('review.decided', decided(1));
+    bus.publish(committed('review.decided', decided(1)));
 
     await expect(first).resolves.toEqual({ kind: 'decided', review: decided(1) });
     await expect(second).resolves.toEqual({ kind: 'decided', review: decided(1) });
     expect(waiters.count).toBe(1);
-    bus.emit('review.decided', decided(2));
+    bus.publish(committed('review.decided', decided(2)));
     await expect(other).resolves.toMatchObject({ kind: 'decided' });
     expect(waiters.count).toBe(0);
   });
@@ -27,7 +32,7 @@ describe('DecisionWaiters', () => {
   it('times out without leaving a timer or waiter behind', async () => {
     vi.useFakeTimers();
     try {
-      const waiters = new DecisionWaiters(new EventBus());
+      const waiters = new DecisionWaiters(new EventFeed());
       const outcome = waiters.wait(1, 1_000);
       vi.advanceTimersByTime(999);
       expect(waiters.count).toBe(1);
@@ -41,18 +46,18 @@ describe('DecisionWaiters', () => {
   });
 
   it('releases a waiter when its signal aborts, and a later decision finds nobody', async () => {
-    const bus = new EventBus();
+    const bus = new EventFeed();
     const waiters = new DecisionWaiters(bus);
     const controller = new AbortController();
     const outcome = waiters.wait(1, 60_000, controller.signal);
     controller.abort();
     await expect(outcome).resolves.toEqual({ kind: 'aborted' });
     expect(waiters.count).toBe(0);
-    bus.emit('review.decided', decided(1));
+    bus.publish(committed('review.decided', decided(1)));
   });
 
   it('answers every waiter with shutdown and refuses new ones', async () => {
-    const waiters = new DecisionWaiters(new EventBus());
+    const waiters = new DecisionWaiters(new EventFeed());
     const pending = [waiters.wait(1, 60_000), waiters.wait(2, 60_000)];
     waiters.shutdown();
     expect(await Promise.all(pending)).toEqual([{ kind: 'shutdown' }, { kind: 'shutdown' }]);
@@ -61,38 +66,38 @@ describe('DecisionWaiters', () => {
   });
 
   it('settles each waiter once even when woken twice', async () => {
-    const bus = new EventBus();
+    const bus = new EventFeed();
     const waiters = new DecisionWaiters(bus);
     const outcome = waiters.wait(1, 60_000);
-    bus.emit('review.decided', decided(1));
+    bus.publish(committed('review.decided', decided(1)));
     waiters.wake(1, { kind: 'aborted' });
     await expect(outcome).resolves.toMatchObject({ kind: 'decided' });
     expect(waiters.count).toBe(0);
   });
 });
 
-describe('EventBus', () => {
+describe('EventFeed', () => {
   it('keeps delivering to other listeners when one throws, and reports the failure', () => {
     const failures: unknown[] = [];
-    const bus = new EventBus((_type, error) => failures.push(error));
+    const bus = new EventFeed((_event, error) => failures.push(error));
     const seen: number[] = [];
     bus.on('review.created', () => {
       throw new Error('listener bug');
     });
     bus.on('review.created', (review) => seen.push(review.id));
-    bus.emit('review.created', decided(7));
+    bus.publish(committed('review.created', decided(7)));
     expect(seen).toEqual([7]);
     expect(failures).toHaveLength(1);
   });
 
   it('stops delivering to a listener after it unsubscribes', () => {
-    const bus = new EventBus();
+    const bus = new EventFeed();
     const seen: number[] = [];
     const off = bus.on('review.created', (review) => seen.push(review.id));
-    bus.emit('review.created', decided(1));
+    bus.publish(committed('review.created', decided(1)));
     off();
-    bus.emit('review.created', decided(2));
+    bus.publish(committed('review.created', decided(2)));
     expect(seen).toEqual([1]);
-    expect(bus.listenerCount('review.created')).toBe(0);
+    expect(bus.listenerCount).toBe(0);
   });
 });

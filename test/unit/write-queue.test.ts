@@ -1,7 +1,8 @@
 import path from 'node:path';
 import { QueryTypes, type Transaction } from 'sequelize';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type Database, openDatabase } from '../../server/db/connection';
+import type { Database } from '../../server/db/database';
+import { openSqlite as openDatabaseFile } from '../../server/db/sqlite';
 import { openSqlite } from '../support/sqlite';
 import { makeTempDir } from '../support/temp';
 
@@ -12,7 +13,7 @@ let db: Database;
 beforeEach(async () => {
   temp = makeTempDir('greenlight-writes-');
   file = path.join(temp.dir, 'writes.db');
-  db = openDatabase(file);
+  db = openDatabaseFile(file);
   await db.sequelize.query('CREATE TABLE entries (id INTEGER PRIMARY KEY, label TEXT NOT NULL UNIQUE)');
 });
 afterEach(async () => {
@@ -45,7 +46,7 @@ describe('Database.write', () => {
 
     const ids = await Promise.all(labels(200).map((label) => db.write(insert(label))));
     await db.close();
-    db = openDatabase(file);
+    db = openDatabaseFile(file);
 
     const stored = await db.sequelize.query<{ id: number; label: string }>('SELECT id, label FROM entries ORDER BY id', { type: QueryTypes.SELECT });
     expect(stored).toEqual(labels(200).map((label, i) => ({ id: ids[i], label })));
@@ -101,7 +102,7 @@ describe('Database.write', () => {
     await db.close();
 
     const outcomes = await Promise.allSettled(writes);
-    db = openDatabase(file);
+    db = openDatabaseFile(file);
     expect(outcomes.filter((outcome) => outcome.status === 'rejected')).toEqual([]);
     expect(await readCommitted('SELECT COUNT(*) AS count FROM entries')).toEqual([{ count: 100 }]);
   });

@@ -20,36 +20,66 @@ const KEY = ['organization_id', 'task_type', 'framework', 'urgency', 'status'] a
 const COUNTED = [...KEY, 'confidence_score', 'created_at', 'decided_at'];
 
 type Row = 'NEW' | 'OLD';
+type Dialect = 'sqlite' | 'postgres';
 
-const sameKey = (row: Row): string => KEY.map((column) => `${column} IS ${row}.${column}`).join(' AND ');
-const sameDay = (row: Row): string => `organization_id IS ${row}.organization_id AND day = ${row}.decided_at / ${DAY_MS} AND status = ${row}.status`;
+/** `a IS b` is SQLite's null-safe equality; PostgreSQL spells it `IS NOT DISTINCT FROM`. */
+const same = (dialect: Dialect): string => (dialect === 'sqlite' ? 'IS' : 'IS NOT DISTINCT FROM');
+const sameKey = (dialect: Dialect, row: Row): string => KEY.map((column) => `${column} ${same(dialect)} ${row}.${column}`).join(' AND ');
+const sameDay = (dialect: Dialect, row: Row): string =>
+  `organization_id ${same(dialect)} ${row}.organization_id AND day = ${row}.decided_at / ${DAY_MS} AND status = ${row}.status`;
+const oneIf = (condition: string): string => `(CASE WHEN ${condition} THEN 1 ELSE 0 END)`;
 
-function tallyChange(row: Row, sign: '+' | '-'): string {
+function tallyChange(dialect: Dialect, row: Row, sign: '+' | '-'): string {
   return `UPDATE review_tallies
              SET reviews = reviews ${sign} 1,
                  confidence_sum = confidence_sum ${sign} COALESCE(${row}.confidence_score, 0),
-                 confidence_count = confidence_count ${sign} (${row}.confidence_score IS NOT NULL),
-                 decided = decided ${sign} (${row}.decided_at IS NOT NULL),
+                 confidence_count = confidence_count ${sign} ${oneIf(`${row}.confidence_score IS NOT NULL`)},
+                 decided = decided ${sign} ${oneIf(`${row}.decided_at IS NOT NULL`)},
                  decision_ms_sum = decision_ms_sum ${sign} COALESCE(${row}.decided_at - ${row}.created_at, 0)
-           WHERE ${sameKey(row)};
-          UPDATE decision_days SET decisions = decisions ${sign} 1 WHERE ${row}.decided_at IS NOT NULL AND ${sameDay(row)};`;
+           WHERE ${sameKey(dialect, row)};
+          UPDATE decision_days SET decisions = decisions ${sign} 1 WHERE ${row}.decided_at IS NOT NULL AND ${sameDay(dialect, row)};`;
 }
 
-/** Adds a review's contribution, creating its tally rows the first time their combination appears. */
-function add(row: Row): string {
+/**
+ * Adds a review's contribution, creating its tally rows the first time their combination
+ * appears. On PostgreSQL two transactions can meet a new combination at once: a unique index
+ * makes the second wait for the first and then find its row (ON CONFLICT), so a combination
+ * never has two rows that an update would both count into.
+ */
+function add(dialect: Dialect, row: Row): string {
+  const onConflict = dialect === 'postgres' ? ' ON CONFLICT DO NOTHING' : '';
   return `INSERT INTO review_tallies (${KEY.join(', ')})
             SELECT ${KEY.map((column) => `${row}.${column}`).join(', ')}
-             WHERE NOT EXISTS (SELECT 1 FROM review_tallies WHERE ${sameKey(row)});
+             WHERE NOT EXISTS (SELECT 1 FROM review_tallies WHERE ${sameKey(dialect, row)})${onConflict};
           INSERT INTO decision_days (organization_id, day, status)
             SELECT ${row}.organization_id, ${row}.decided_at / ${DAY_MS}, ${row}.status
-             WHERE ${row}.decided_at IS NOT NULL AND NOT EXISTS (SELECT 1 FROM decision_days WHERE ${sameDay(row)});
-          ${tallyChange(row, '+')}`;
+             WHERE ${row}.decided_at IS NOT NULL AND NOT EXISTS (SELECT 1 FROM decision_days WHERE ${sameDay(dialect, row)})${onConflict};
+          ${tallyChange(dialect, row, '+')}`;
 }
 
-const subtract = (row: Row): string => tallyChange(row, '-');
+const subtract = (dialect: Dialect, row: Row): string => tallyChange(dialect, row, '-');
+
+async function createTriggers(run: (sql: string) => Promise<unknown>, dialect: Dialect): Promise<void> {
+  if (dialect === 'sqlite') {
+    await run(`CREATE TRIGGER reviews_tally_insert AFTER INSERT ON reviews BEGIN ${add(dialect, 'NEW')} END`);
+    await run(`CREATE TRIGGER reviews_tally_update AFTER UPDATE OF ${COUNTED.join(', ')} ON reviews BEGIN ${subtract(dialect, 'OLD')} ${add(dialect, 'NEW')} END`);
+    await run(`CREATE TRIGGER reviews_tally_delete AFTER DELETE ON reviews BEGIN ${subtract(dialect, 'OLD')} END`);
+    return;
+  }
+  await run(`CREATE UNIQUE INDEX review_tallies_unique ON review_tallies (${KEY.join(', ')}) NULLS NOT DISTINCT`);
+  await run(`CREATE UNIQUE INDEX decision_days_unique ON decision_days (day, organization_id, status) NULLS NOT DISTINCT`);
+  await run(`CREATE FUNCTION reviews_tally() RETURNS trigger LANGUAGE plpgsql AS $$
+             BEGIN
+               IF TG_OP IN ('UPDATE', 'DELETE') THEN ${subtract(dialect, 'OLD')} END IF;
+               IF TG_OP IN ('INSERT', 'UPDATE') THEN ${add(dialect, 'NEW')} END IF;
+               RETURN NULL;
+             END $$`);
+  await run(`CREATE TRIGGER reviews_tally AFTER INSERT OR UPDATE OF ${COUNTED.join(', ')} OR DELETE ON reviews FOR EACH ROW EXECUTE FUNCTION reviews_tally()`);
+}
 
 export async function up({ context: queryInterface }: { context: QueryInterface }): Promise<void> {
   const run = (sql: string) => queryInterface.sequelize.query(sql);
+  const dialect = queryInterface.sequelize.getDialect() as Dialect;
   await run(`CREATE TABLE review_tallies (
                organization_id INTEGER, task_type VARCHAR(255) NOT NULL, framework VARCHAR(255), urgency VARCHAR(16) NOT NULL,
                status VARCHAR(16) NOT NULL, reviews INTEGER NOT NULL DEFAULT 0, confidence_sum DOUBLE PRECISION NOT NULL DEFAULT 0,
@@ -66,15 +96,17 @@ export async function up({ context: queryInterface }: { context: QueryInterface 
   await run(`INSERT INTO decision_days (organization_id, day, status, decisions)
              SELECT organization_id, decided_at / ${DAY_MS}, status, COUNT(*) FROM reviews WHERE decided_at IS NOT NULL
               GROUP BY organization_id, decided_at / ${DAY_MS}, status`);
-
-  await run(`CREATE TRIGGER reviews_tally_insert AFTER INSERT ON reviews BEGIN ${add('NEW')} END`);
-  await run(`CREATE TRIGGER reviews_tally_update AFTER UPDATE OF ${COUNTED.join(', ')} ON reviews BEGIN ${subtract('OLD')} ${add('NEW')} END`);
-  await run(`CREATE TRIGGER reviews_tally_delete AFTER DELETE ON reviews BEGIN ${subtract('OLD')} END`);
+  await createTriggers(run, dialect);
 }
 
 export async function down({ context: queryInterface }: { context: QueryInterface }): Promise<void> {
-  for (const trigger of ['reviews_tally_delete', 'reviews_tally_update', 'reviews_tally_insert']) {
-    await queryInterface.sequelize.query(`DROP TRIGGER ${trigger}`);
+  if (queryInterface.sequelize.getDialect() === 'postgres') {
+    await queryInterface.sequelize.query('DROP TRIGGER reviews_tally ON reviews');
+    await queryInterface.sequelize.query('DROP FUNCTION reviews_tally()');
+  } else {
+    for (const trigger of ['reviews_tally_delete', 'reviews_tally_update', 'reviews_tally_insert']) {
+      await queryInterface.sequelize.query(`DROP TRIGGER ${trigger}`);
+    }
   }
   await queryInterface.dropTable('decision_days');
   await queryInterface.dropTable('review_tallies');

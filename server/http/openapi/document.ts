@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { packageRoot, packageVersion } from '../../package-info';
+import { packageLicense, packageRoot, packageVersion } from '../../package-info';
 
 const DESCRIPTION = `
 Greenlight holds an AI agent's proposed action until a person approves, rejects or modifies it,
@@ -28,12 +28,22 @@ Decisions taken where the source specification is silent:
   \`{review_id, attachments, count}\`.
 - \`Idempotency-Key\` on \`POST /reviews\` (api.md) also answers 409 with \`Retry-After\`
   while the first request with the key is still being stored.
-- Answers that apply to every operation and are not repeated on each: 403 when a server
-  bound to loopback is addressed by another \`Host\` (DNS rebinding), or when a browser marks
-  a state change as cross-site (or, on loopback, its \`Origin\` is not local); 415 when a
-  state change is not \`application/json\` (uploads: \`multipart/form-data\`); 429 with
-  \`Retry-After\` past \`rate_limit_per_minute\`; 400 for JSON nested deeper than 32 levels or
-  with more than 10,000 keys and items under one field.
+- Checks made in front of every route, whose answers are listed on each operation they apply
+  to: 403 when a server bound to loopback is addressed by another \`Host\` (DNS rebinding), or
+  when a browser marks a state change as cross-site (or, on loopback, its \`Origin\` is not
+  local); 415 when a state change has a body that is not \`application/json\` (uploads:
+  \`multipart/form-data\`); 413 for a JSON body past 1 MiB (uploads: past
+  \`max_attachment_bytes\`); 429 with \`Retry-After\` past \`rate_limit_per_minute\`, or for an
+  address that presented too many wrong API keys (30 at once, then 10 a minute), on every
+  operation but \`/health\` and \`/openapi.json\`; 400 for an unknown query parameter, and for
+  JSON nested deeper than 32 levels or with more than 10,000 keys and items under one field.
+- Answers any operation can get from the connection layer, not listed on each: 503 with
+  \`Connection: close\` and \`Retry-After\` while the server shuts down (the request was not
+  processed) or when every connection it holds is busy.
+- The one server is the relative URL \`.\`: the API is where this document was fetched from —
+  \`http://127.0.0.1:8000\` for \`http://127.0.0.1:8000/openapi.json\`, and \`http://localhost:8501/api\`
+  for \`http://localhost:8501/api/openapi.json\` through the dashboard's proxy. A client generated
+  from a saved copy needs its base URL set.
 
 \`/mcp\` serves the same reviews to MCP clients (Model Context Protocol, Streamable HTTP
 transport: JSON-RPC over POST, with GET and DELETE for the session). It is not described here
@@ -54,7 +64,14 @@ export function generateDocument(): object {
   return withBoundedIntegers(swaggerJsdoc({
     definition: {
       openapi: '3.0.3',
-      info: { title: 'Greenlight API', version: packageVersion, description: DESCRIPTION },
+      info: {
+        title: 'Greenlight API',
+        version: packageVersion,
+        description: DESCRIPTION,
+        license: { name: packageLicense, url: `https://spdx.org/licenses/${packageLicense}.html` },
+      },
+      // Relative, so the API is found beside the document whether it was fetched from the API or through the dashboard's `/api`.
+      servers: [{ url: '.', description: 'Where this document was fetched from' }],
       tags: [
         { name: 'reviews', description: 'Review requests and their lifecycle' },
         { name: 'decisions', description: 'Approve, reject or modify a review' },

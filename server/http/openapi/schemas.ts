@@ -386,6 +386,8 @@
  *         service: { type: string, example: greenlight }
  *         version: { type: string, example: 0.1.0 }
  *         database: { type: string, example: ok, description: '`ok`, or what went wrong.' }
+ *         storage: { type: string, example: ok, description: '`ok`, or since when writes have failed for want of disk space (they answer 507 meanwhile).' }
+ *         storage_free_bytes: { type: integer, nullable: true, example: 51234567890, description: 'Free bytes under data_dir for the server, where the system says.' }
  *   parameters:
  *     ReviewId:
  *       name: review_id
@@ -436,11 +438,48 @@
  *         application/problem+json:
  *           schema: { $ref: '#/components/schemas/Problem' }
  *           example: { type: about:blank, title: Not Found, status: 404, detail: review 42 does not exist }
- *     UnsupportedMediaType:
- *       description: The body is not `application/json`.
+ *     Forbidden:
+ *       description: >-
+ *         Refused unread: the server is bound to loopback and the request's `Host` names another
+ *         machine (DNS rebinding); or the request changes data and a browser marks it as
+ *         cross-site (on loopback: its `Origin` is not a local one).
  *       content:
  *         application/problem+json:
  *           schema: { $ref: '#/components/schemas/Problem' }
+ *           example: { type: about:blank, title: Forbidden, status: 403, detail: 'this server answers only requests addressed to localhost, 127.0.0.1 or [::1], not to "evil.example"' }
+ *     PayloadTooLarge:
+ *       description: The JSON body is larger than 1 MiB.
+ *       content:
+ *         application/problem+json:
+ *           schema: { $ref: '#/components/schemas/Problem' }
+ *           example: { type: about:blank, title: Payload Too Large, status: 413, detail: the request body is too large }
+ *     UnsupportedMediaType:
+ *       description: The request has a body that is not `application/json` (for an upload, not `multipart/form-data`).
+ *       content:
+ *         application/problem+json:
+ *           schema: { $ref: '#/components/schemas/Problem' }
+ *           example: { type: about:blank, title: Unsupported Media Type, status: 415, detail: 'send the request body as application/json, not text/plain' }
+ *     TooManyRequests:
+ *       description: >-
+ *         More than `rate_limit_per_minute` requests in the last minute from this API key (from
+ *         this address when authentication is off), or too many wrong API keys from this address;
+ *         the next is accepted after `Retry-After` seconds.
+ *       headers:
+ *         Retry-After: { description: Seconds to wait before the next request., schema: { type: integer, minimum: 1 } }
+ *       content:
+ *         application/problem+json:
+ *           schema: { $ref: '#/components/schemas/Problem' }
+ *           example: { type: about:blank, title: Too Many Requests, status: 429, detail: 'more than 60 requests a minute from this API key (rate_limit_per_minute); retry in 2 s' }
+ *     InsufficientStorage:
+ *       description: >-
+ *         The disk under `data_dir` is full: nothing was stored. Reads go on; retry once space has
+ *         been freed (`/health` says `storage: ok` again).
+ *       headers:
+ *         Retry-After: { description: Seconds to wait before trying again., schema: { type: integer, minimum: 1 } }
+ *       content:
+ *         application/problem+json:
+ *           schema: { $ref: '#/components/schemas/Problem' }
+ *           example: { type: about:blank, title: Insufficient Storage, status: 507, detail: "the server's disk is full, so nothing was stored; retry once space has been freed on the server (under data_dir)" }
  *     IdempotencyKeyInUse:
  *       description: The first request with this Idempotency-Key is still being stored; retry after `Retry-After` seconds.
  *       headers:

@@ -3,6 +3,8 @@ import { Router, type Request, type Response } from 'express';
 import { pathInteger } from '../params';
 import { type AttachmentService, dispositionFor, normalizeContentType, sanitizeFileName } from '../../domain/attachments';
 import { AppError } from '../../domain/errors';
+import type { AttachmentFiles } from '../../storage/attachment-files';
+import { principalOf } from '../auth';
 import { receiveUpload } from '../multipart';
 
 const MAX_DESCRIPTION_LENGTH = 1_000;
@@ -37,13 +39,14 @@ function sendContent(res: Response, content: Awaited<ReturnType<AttachmentServic
   stream.pipe(res);
 }
 
-export function attachmentRoutes(attachments: AttachmentService): Router {
+export function attachmentRoutes(attachments: AttachmentService, files: AttachmentFiles): Router {
   const router = Router();
 
   /**
    * @openapi
    * /reviews/{review_id}/attachments:
    *   post:
+   *     operationId: uploadAttachment
    *     tags: [attachments]
    *     summary: Attach a file to a review
    *     description: >-
@@ -68,6 +71,7 @@ export function attachmentRoutes(attachments: AttachmentService): Router {
    *             schema: { $ref: '#/components/schemas/Attachment' }
    *       '400': { $ref: '#/components/responses/BadRequest' }
    *       '401': { $ref: '#/components/responses/Unauthorized' }
+   *       '403': { $ref: '#/components/responses/Forbidden' }
    *       '404': { $ref: '#/components/responses/NotFound' }
    *       '409':
    *         description: The review already holds `max_attachments_per_review` files.
@@ -82,7 +86,10 @@ export function attachmentRoutes(attachments: AttachmentService): Router {
    *             schema: { $ref: '#/components/schemas/Problem' }
    *             example: { type: about:blank, title: Payload Too Large, status: 413, detail: the file is larger than max_attachment_bytes (26214400 bytes) }
    *       '415': { $ref: '#/components/responses/UnsupportedMediaType' }
+   *       '429': { $ref: '#/components/responses/TooManyRequests' }
+   *       '507': { $ref: '#/components/responses/InsufficientStorage' }
    *   get:
+   *     operationId: listAttachments
    *     tags: [attachments]
    *     summary: The attachments of a review, oldest first
    *     parameters: [{ $ref: '#/components/parameters/ReviewId' }]
@@ -94,42 +101,40 @@ export function attachmentRoutes(attachments: AttachmentService): Router {
    *             schema: { $ref: '#/components/schemas/AttachmentList' }
    *       '400': { $ref: '#/components/responses/BadRequest' }
    *       '401': { $ref: '#/components/responses/Unauthorized' }
+   *       '403': { $ref: '#/components/responses/Forbidden' }
    *       '404': { $ref: '#/components/responses/NotFound' }
+   *       '429': { $ref: '#/components/responses/TooManyRequests' }
    */
   router.post('/reviews/:review_id/attachments', async (req, res) => {
     const reviewId = pathInteger(req, 'review_id');
-    try {
-      refuseOversizedBody(req, attachments.limits.maxBytes);
-      await attachments.checkCanAttach(reviewId);
-      const upload = await receiveUpload(req, {
-        files: attachments.files,
-        fileField: 'file',
-        maxBytes: attachments.limits.maxBytes,
-        textFields: { description: MAX_DESCRIPTION_LENGTH },
-      });
-      const description = upload.fields.description?.trim();
-      const record = await attachments.add(reviewId, {
-        incoming: upload.incoming,
-        fileName: sanitizeFileName(upload.fileName),
-        contentType: normalizeContentType(upload.contentType),
-        description: description ? description : null,
-      });
-      res.status(201).location(`/attachments/${record.id}`).json(record);
-    } catch (error) {
-      // The client may still be sending; answer, then close rather than read a body we refused.
-      if (!req.complete) res.set('Connection', 'close');
-      throw error;
-    }
+    refuseOversizedBody(req, attachments.limits.maxBytes);
+    const { scope } = principalOf(res);
+    await attachments.checkCanAttach(scope, reviewId);
+    const upload = await receiveUpload(req, {
+      files,
+      fileField: 'file',
+      maxBytes: attachments.limits.maxBytes,
+      textFields: { description: MAX_DESCRIPTION_LENGTH },
+    });
+    const description = upload.fields.description?.trim();
+    const record = await attachments.add(scope, reviewId, {
+      incoming: upload.incoming,
+      fileName: sanitizeFileName(upload.fileName),
+      contentType: normalizeContentType(upload.contentType),
+      description: description ? description : null,
+    });
+    res.status(201).location(`/attachments/${record.id}`).json(record);
   });
 
   router.get('/reviews/:review_id/attachments', async (req, res) => {
-    res.json(await attachments.list(pathInteger(req, 'review_id')));
+    res.json(await attachments.list(principalOf(res).scope, pathInteger(req, 'review_id')));
   });
 
   /**
    * @openapi
    * /attachments/{attachment_id}:
    *   get:
+   *     operationId: getAttachment
    *     tags: [attachments]
    *     summary: One attachment's record
    *     parameters: [{ $ref: '#/components/parameters/AttachmentId' }]
@@ -141,8 +146,11 @@ export function attachmentRoutes(attachments: AttachmentService): Router {
    *             schema: { $ref: '#/components/schemas/Attachment' }
    *       '400': { $ref: '#/components/responses/BadRequest' }
    *       '401': { $ref: '#/components/responses/Unauthorized' }
+   *       '403': { $ref: '#/components/responses/Forbidden' }
    *       '404': { $ref: '#/components/responses/AttachmentNotFound' }
+   *       '429': { $ref: '#/components/responses/TooManyRequests' }
    *   delete:
+   *     operationId: deleteAttachment
    *     tags: [attachments]
    *     summary: Delete an attachment and its bytes
    *     parameters: [{ $ref: '#/components/parameters/AttachmentId' }]
@@ -150,14 +158,18 @@ export function attachmentRoutes(attachments: AttachmentService): Router {
    *       '204': { description: Deleted; the bytes are gone from disk. }
    *       '400': { $ref: '#/components/responses/BadRequest' }
    *       '401': { $ref: '#/components/responses/Unauthorized' }
+   *       '403': { $ref: '#/components/responses/Forbidden' }
    *       '404': { $ref: '#/components/responses/AttachmentNotFound' }
+   *       '415': { $ref: '#/components/responses/UnsupportedMediaType' }
+   *       '429': { $ref: '#/components/responses/TooManyRequests' }
+   *       '507': { $ref: '#/components/responses/InsufficientStorage' }
    */
   router.get('/attachments/:attachment_id', async (req, res) => {
-    res.json(await attachments.get(pathInteger(req, 'attachment_id')));
+    res.json(await attachments.get(principalOf(res).scope, pathInteger(req, 'attachment_id')));
   });
 
   router.delete('/attachments/:attachment_id', async (req, res) => {
-    await attachments.remove(pathInteger(req, 'attachment_id'));
+    await attachments.remove(principalOf(res).scope, pathInteger(req, 'attachment_id'));
     res.status(204).end();
   });
 
@@ -165,6 +177,7 @@ export function attachmentRoutes(attachments: AttachmentService): Router {
    * @openapi
    * /attachments/{attachment_id}/download:
    *   get:
+   *     operationId: downloadAttachment
    *     tags: [attachments]
    *     summary: The attachment's bytes
    *     description: >-
@@ -183,10 +196,17 @@ export function attachmentRoutes(attachments: AttachmentService): Router {
    *             schema: { type: string, format: binary }
    *       '400': { $ref: '#/components/responses/BadRequest' }
    *       '401': { $ref: '#/components/responses/Unauthorized' }
+   *       '403': { $ref: '#/components/responses/Forbidden' }
    *       '404': { $ref: '#/components/responses/AttachmentNotFound' }
+   *       '410':
+   *         description: The record exists but its bytes are gone from the server's disk (removed outside Greenlight).
+   *         content:
+   *           application/problem+json:
+   *             schema: { $ref: '#/components/schemas/Problem' }
+   *       '429': { $ref: '#/components/responses/TooManyRequests' }
    */
   router.get('/attachments/:attachment_id/download', async (req, res) => {
-    sendContent(res, await attachments.content(pathInteger(req, 'attachment_id')));
+    sendContent(res, await attachments.content(principalOf(res).scope, pathInteger(req, 'attachment_id')));
   });
 
   return router;

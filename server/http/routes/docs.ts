@@ -86,6 +86,7 @@ export function docsRoutes(document: () => Record<string, unknown>): Router {
    * @openapi
    * /openapi.json:
    *   get:
+   *     operationId: getOpenApiDocument
    *     tags: [documentation]
    *     summary: This OpenAPI 3.0 document
    *     security: []
@@ -95,6 +96,7 @@ export function docsRoutes(document: () => Record<string, unknown>): Router {
    *         content:
    *           application/json:
    *             schema: { type: object }
+   *       '403': { $ref: '#/components/responses/Forbidden' }
    */
   router.get('/openapi.json', (_req, res) => {
     res.json(document());

@@ -1,12 +1,14 @@
 import { Router } from 'express';
+import type { DiskReport } from '../../db/disk-space';
 import { packageVersion } from '../../package-info';
 
 /**
  * @openapi
  * /health:
  *   get:
+ *     operationId: getHealth
  *     tags: [health]
- *     summary: Is the service up and its database reachable?
+ *     summary: Is the service up, its database reachable and its disk writable?
  *     security: []
  *     responses:
  *       '200':
@@ -14,25 +16,35 @@ import { packageVersion } from '../../package-info';
  *         content:
  *           application/json:
  *             schema: { $ref: '#/components/schemas/Health' }
- *             example: { status: healthy, service: greenlight, version: 0.1.0, database: ok }
+ *             example: { status: healthy, service: greenlight, version: 0.1.0, database: ok, storage: ok, storage_free_bytes: 51234567890 }
+ *       '400': { $ref: '#/components/responses/BadRequest' }
+ *       '403': { $ref: '#/components/responses/Forbidden' }
  *       '503':
- *         description: The database does not answer.
+ *         description: The database does not answer, or the disk under data_dir is full (writes answer 507 until space is freed).
  *         content:
  *           application/json:
  *             schema: { $ref: '#/components/schemas/Health' }
- *             example: { status: unhealthy, service: greenlight, version: 0.1.0, database: 'error: SQLITE_CANTOPEN' }
+ *             example: { status: unhealthy, service: greenlight, version: 0.1.0, database: ok, storage: 'full: writes have failed for want of space since 2026-11-24T10:00:00.000Z; free space under /srv/greenlight-data', storage_free_bytes: 0 }
  */
-export function healthRoutes(pingDatabase: () => Promise<void>): Router {
+export function healthRoutes(pingDatabase: () => Promise<void>, disk: () => Promise<DiskReport>): Router {
   const router = Router();
   router.get('/health', async (_req, res) => {
-    const report = { status: 'healthy', service: 'greenlight', version: packageVersion, database: 'ok' };
+    let database = 'ok';
     try {
       await pingDatabase();
-      res.json(report);
     } catch (error) {
-      const code = (error as { original?: { code?: string } }).original?.code ?? (error as Error).message;
-      res.status(503).json({ ...report, status: 'unhealthy', database: `error: ${code}` });
+      database = `error: ${(error as { original?: { code?: string } }).original?.code ?? (error as Error).message}`;
     }
+    const storage = await disk();
+    const healthy = database === 'ok' && storage.ok;
+    res.status(healthy ? 200 : 503).json({
+      status: healthy ? 'healthy' : 'unhealthy',
+      service: 'greenlight',
+      version: packageVersion,
+      database,
+      storage: storage.detail,
+      storage_free_bytes: storage.freeBytes,
+    });
   });
   return router;
 }

@@ -3,7 +3,8 @@ import { AppError } from '../../domain/errors';
 import type { DecisionInput, DecisionRecord, ReviewFilters, ReviewInput, ReviewOrder } from '../../domain/records';
 import type { ReviewService } from '../../domain/reviews';
 import { sendProblem } from '../problems';
-import { idempotencyClaimOf } from '../idempotency';
+import { principalOf } from '../auth';
+import { idempotencyOf } from '../idempotency';
 import { integerOf, pathInteger, queryInteger } from '../params';
 import { clientGoneSignal, preferredWaitSeconds } from '../waiting';
 
@@ -40,6 +41,7 @@ export function reviewRoutes({ reviews, blockingTimeoutSeconds }: ReviewRoutesOp
    * @openapi
    * /reviews:
    *   post:
+   *     operationId: createReview
    *     tags: [reviews]
    *     summary: Submit an action for human review
    *     description: >-
@@ -77,39 +79,58 @@ export function reviewRoutes({ reviews, blockingTimeoutSeconds }: ReviewRoutesOp
    *             schema: { $ref: '#/components/schemas/Review' }
    *       '400': { $ref: '#/components/responses/BadRequest' }
    *       '401': { $ref: '#/components/responses/Unauthorized' }
+   *       '403': { $ref: '#/components/responses/Forbidden' }
    *       '408':
    *         description: A blocking create waited past its limit; the review stays pending.
    *         content:
    *           application/problem+json:
    *             schema: { $ref: '#/components/schemas/WaitProblem' }
    *       '409': { $ref: '#/components/responses/IdempotencyKeyInUse' }
+   *       '413': { $ref: '#/components/responses/PayloadTooLarge' }
    *       '415': { $ref: '#/components/responses/UnsupportedMediaType' }
    *       '422': { $ref: '#/components/responses/IdempotencyKeyReused' }
+   *       '429': { $ref: '#/components/responses/TooManyRequests' }
+   *       '507': { $ref: '#/components/responses/InsufficientStorage' }
    *       '503': { $ref: '#/components/responses/ServiceUnavailable' }
    */
   router.post('/reviews', async (req: Request<Record<string, string>, unknown, CreateBody>, res) => {
     const { blocking = false, ...input } = req.body;
-    if (blocking) reviews.checkWaitingRoom();
-    const claim = idempotencyClaimOf(req, res);
-    const { review, replayed } = claim ? await reviews.createOnce(input, claim) : { review: await reviews.create(input), replayed: false };
-    // A replayed blocking create waits on the original review, as the first request did.
-    if (replayed) res.set('Idempotent-Replayed', 'true');
-    res.location(`/reviews/${review.id}`);
-    if (!blocking) {
-      res.status(201).json(review);
-      return;
-    }
     const preferred = preferredWaitSeconds(req.get('prefer'));
     const waitSeconds = Math.min(preferred ?? blockingTimeoutSeconds, blockingTimeoutSeconds);
-    if (preferred !== undefined) res.set('Preference-Applied', `wait=${waitSeconds}`);
-    // Only the id is kept while waiting: ten thousand held records would add up.
-    await answerWhenDecided(req, res, reviews, review.id, waitSeconds);
+    const outcome = await reviews.submitReview(principalOf(res), input, {
+      waitMs: blocking ? waitSeconds * 1000 : undefined,
+      signal: blocking ? clientGoneSignal(req, res) : undefined,
+      idempotency: idempotencyOf(req),
+    });
+    if (outcome.kind === 'aborted') return;
+    // A replayed blocking create waits on the original review, as the first request did.
+    if (outcome.replayed) res.set('Idempotent-Replayed', 'true');
+    if (blocking && preferred !== undefined) res.set('Preference-Applied', `wait=${waitSeconds}`);
+    const reviewId = outcome.kind === 'shutdown' ? outcome.reviewId : outcome.review.id;
+    res.location(`/reviews/${reviewId}`);
+    switch (outcome.kind) {
+      case 'stored':
+      case 'decided':
+        res.status(201).json(outcome.review);
+        return;
+      case 'timeout':
+        // RFC 9110 asks a 408 to close the connection; it also stops clients from silently resending.
+        res.set('Connection', 'close');
+        sendProblem(res, 408, `no decision within ${waitSeconds} s; review ${reviewId} stays pending — fetch GET /reviews/${reviewId}/decision later`, {
+          review_id: reviewId,
+          review: outcome.review,
+        });
+        return;
+      case 'shutdown':
+        answerShuttingDown(res, reviewId, `review ${reviewId} stays pending — fetch its decision later`);
+    }
   });
 
   /**
    * @openapi
    * /reviews:
    *   get:
+   *     operationId: listReviews
    *     tags: [reviews]
    *     summary: List reviews
    *     parameters:
@@ -146,18 +167,21 @@ export function reviewRoutes({ reviews, blockingTimeoutSeconds }: ReviewRoutesOp
    *             schema: { $ref: '#/components/schemas/ReviewList' }
    *       '400': { $ref: '#/components/responses/BadRequest' }
    *       '401': { $ref: '#/components/responses/Unauthorized' }
+   *       '403': { $ref: '#/components/responses/Forbidden' }
+   *       '429': { $ref: '#/components/responses/TooManyRequests' }
    */
   router.get('/reviews', async (req, res) => {
     const page = queryInteger(req, 'page', 1);
     const pageSize = queryInteger(req, 'page_size', 20);
     const order = (req.query.sort ?? 'newest') as ReviewOrder;
-    res.json(await reviews.list(filtersOf(req), page, pageSize, order));
+    res.json(await reviews.list(principalOf(res).scope, filtersOf(req), page, pageSize, order));
   });
 
   /**
    * @openapi
    * /reviews/{review_id}:
    *   get:
+   *     operationId: getReview
    *     tags: [reviews]
    *     summary: One review, with its decision once decided
    *     parameters: [{ $ref: '#/components/parameters/ReviewId' }]
@@ -169,16 +193,19 @@ export function reviewRoutes({ reviews, blockingTimeoutSeconds }: ReviewRoutesOp
    *             schema: { $ref: '#/components/schemas/Review' }
    *       '400': { $ref: '#/components/responses/BadRequest' }
    *       '401': { $ref: '#/components/responses/Unauthorized' }
+   *       '403': { $ref: '#/components/responses/Forbidden' }
    *       '404': { $ref: '#/components/responses/NotFound' }
+   *       '429': { $ref: '#/components/responses/TooManyRequests' }
    */
   router.get('/reviews/:review_id', async (req, res) => {
-    res.json(await reviews.get(reviewIdOf(req)));
+    res.json(await reviews.get(principalOf(res).scope, reviewIdOf(req)));
   });
 
   /**
    * @openapi
    * /reviews/{review_id}/decide:
    *   post:
+   *     operationId: decideReview
    *     tags: [decisions]
    *     summary: Approve, reject or modify a pending review
    *     description: >-
@@ -200,22 +227,27 @@ export function reviewRoutes({ reviews, blockingTimeoutSeconds }: ReviewRoutesOp
    *             schema: { $ref: '#/components/schemas/Decision' }
    *       '400': { $ref: '#/components/responses/BadRequest' }
    *       '401': { $ref: '#/components/responses/Unauthorized' }
+   *       '403': { $ref: '#/components/responses/Forbidden' }
    *       '404': { $ref: '#/components/responses/NotFound' }
    *       '409':
    *         description: The review was already decided.
    *         content:
    *           application/problem+json:
    *             schema: { $ref: '#/components/schemas/DecisionConflict' }
+   *       '413': { $ref: '#/components/responses/PayloadTooLarge' }
    *       '415': { $ref: '#/components/responses/UnsupportedMediaType' }
+   *       '429': { $ref: '#/components/responses/TooManyRequests' }
+   *       '507': { $ref: '#/components/responses/InsufficientStorage' }
    */
   router.post('/reviews/:review_id/decide', async (req: Request<{ review_id: string }, unknown, DecisionInput>, res) => {
-    res.json(await reviews.decide(reviewIdOf(req), req.body));
+    res.json(await reviews.decide(principalOf(res).scope, reviewIdOf(req), req.body));
   });
 
   /**
    * @openapi
    * /reviews/{review_id}/decision:
    *   get:
+   *     operationId: getDecision
    *     tags: [decisions]
    *     summary: The decision, or null while pending
    *     description: >-
@@ -239,7 +271,9 @@ export function reviewRoutes({ reviews, blockingTimeoutSeconds }: ReviewRoutesOp
    *               nullable: true
    *       '400': { $ref: '#/components/responses/BadRequest' }
    *       '401': { $ref: '#/components/responses/Unauthorized' }
+   *       '403': { $ref: '#/components/responses/Forbidden' }
    *       '404': { $ref: '#/components/responses/NotFound' }
+   *       '429': { $ref: '#/components/responses/TooManyRequests' }
    *       '503': { $ref: '#/components/responses/ServiceUnavailable' }
    */
   router.get('/reviews/:review_id/decision', async (req, res) => {
@@ -250,53 +284,19 @@ export function reviewRoutes({ reviews, blockingTimeoutSeconds }: ReviewRoutesOp
         errors: [{ field: 'wait', message: `must be <= ${blockingTimeoutSeconds}` }],
       });
     }
+    const { scope } = principalOf(res);
     if (waitSeconds === 0) {
-      sendDecision(res, await reviews.decision(reviewId));
+      sendDecision(res, await reviews.decision(scope, reviewId));
       return;
     }
     reviews.checkWaitingRoom();
-    const outcome = await reviews.waitForDecision(reviewId, waitSeconds * 1000, clientGoneSignal(req, res));
+    const outcome = await reviews.waitForDecision(scope, reviewId, waitSeconds * 1000, clientGoneSignal(req, res));
     if (outcome.kind === 'decided') sendDecision(res, outcome.review.decision);
     else if (outcome.kind === 'timeout') sendDecision(res, null);
     else if (outcome.kind === 'shutdown') answerShuttingDown(res, reviewId, 'ask again shortly');
   });
 
   return router;
-}
-
-async function answerWhenDecided(
-  req: Request,
-  res: Response,
-  reviews: ReviewService,
-  reviewId: number,
-  waitSeconds: number,
-): Promise<void> {
-  const outcome = await reviews.waitForDecision(reviewId, waitSeconds * 1000, clientGoneSignal(req, res));
-  switch (outcome.kind) {
-    case 'decided':
-      res.status(201).json(outcome.review);
-      return;
-    case 'timeout': {
-      // A decision may have landed in the instant the timer fired; prefer it to a 408.
-      const current = await reviews.get(reviewId);
-      if (current.decision) {
-        res.status(201).json(current);
-        return;
-      }
-      // RFC 9110 asks a 408 to close the connection; it also stops clients from silently resending.
-      res.set('Connection', 'close');
-      sendProblem(res, 408, `no decision within ${waitSeconds} s; review ${reviewId} stays pending — fetch GET /reviews/${reviewId}/decision later`, {
-        review_id: reviewId,
-        review: current,
-      });
-      return;
-    }
-    case 'shutdown':
-      answerShuttingDown(res, reviewId, `review ${reviewId} stays pending — fetch its decision later`);
-      return;
-    case 'aborted':
-      return;
-  }
 }
 
 /**

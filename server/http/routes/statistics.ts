@@ -1,14 +1,16 @@
 import { Router } from 'express';
+import type { StatisticsService } from '../../domain/statistics';
+import { principalOf } from '../auth';
 import { queryInteger } from '../params';
-import type { Statistics } from '../../domain/records';
 
-export function statisticsRoutes(statistics: (organizationId?: number) => Promise<Statistics>): Router {
+export function statisticsRoutes(statistics: StatisticsService): Router {
   const router = Router();
 
   /**
    * @openapi
    * /stats:
    *   get:
+   *     operationId: getStatistics
    *     tags: [statistics]
    *     summary: Counts, averages and breakdowns over all reviews
    *     description: >-
@@ -29,10 +31,12 @@ export function statisticsRoutes(statistics: (organizationId?: number) => Promis
    *             schema: { $ref: '#/components/schemas/Statistics' }
    *       '400': { $ref: '#/components/responses/BadRequest' }
    *       '401': { $ref: '#/components/responses/Unauthorized' }
+   *       '403': { $ref: '#/components/responses/Forbidden' }
+   *       '429': { $ref: '#/components/responses/TooManyRequests' }
    */
   router.get('/stats', async (req, res) => {
     const organizationId = queryInteger(req, 'organization_id', undefined);
-    res.json(await statistics(organizationId));
+    res.json(await statistics.statistics(principalOf(res).scope, organizationId));
   });
 
   return router;

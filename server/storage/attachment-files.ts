@@ -3,13 +3,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { type DiskSpace, isOutOfSpace } from '../db/disk-space';
+import type { BlobStore, IncomingFile } from '../domain/ports';
 
-/** An upload written to the incoming directory, not yet attached to a review. */
-export interface IncomingFile {
-  tempPath: string;
-  size: number;
-  sha256: string;
-}
+export type { IncomingFile } from '../domain/ports';
 
 export class FileTooLargeError extends Error {
   constructor(readonly maxBytes: number) {
@@ -39,31 +36,60 @@ function measuring(maxBytes: number, measured: { size: number; sha256: string })
 }
 
 /**
+ * Flushes a directory's entries to disk. Windows cannot open a directory to flush it, and NTFS
+ * journals its metadata itself.
+ */
+async function syncDirectory(dir: string): Promise<void> {
+  if (process.platform === 'win32') return;
+  const handle = await fs.promises.open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+async function writtenBefore(file: string, time: number): Promise<boolean> {
+  if (time === Number.POSITIVE_INFINITY) return true;
+  const stats = await fs.promises.stat(file).catch(() => null);
+  return stats !== null && stats.mtimeMs < time;
+}
+
+/**
  * The bytes of attachments, under `<data_dir>/attachments/<review id>/<random name>`. Names on
  * disk never come from the uploader. Uploads stream to `.incoming/` first and are moved into
  * place only when they are complete and accepted, so a crash never leaves a partial file
  * where a row could point at it.
  */
-export class AttachmentFiles {
+export class AttachmentFiles implements BlobStore {
   private readonly root: string;
   private readonly incomingDir: string;
 
-  constructor(root: string) {
+  constructor(
+    root: string,
+    /** Told when the disk has no room for an upload. */
+    private readonly diskSpace?: Pick<DiskSpace, 'outOfSpace'>,
+  ) {
     this.root = path.resolve(root);
     this.incomingDir = path.join(this.root, '.incoming');
   }
 
   /** Streams `source` to a temporary file; rejects with FileTooLargeError past `maxBytes`. */
   async receive(source: Readable, maxBytes: number): Promise<IncomingFile> {
-    await fs.promises.mkdir(this.incomingDir, { recursive: true });
+    const created = await fs.promises.mkdir(this.incomingDir, { recursive: true });
+    // The first upload creates the attachments directory itself, which kept files will be under.
+    if (created === this.root) await syncDirectory(path.dirname(this.root));
     const tempPath = path.join(this.incomingDir, `${randomUUID()}.part`);
     const measured = { size: 0, sha256: '' };
     // Opened before the copy starts: a write stream opening the file itself could create it
     // after a failed copy had already removed it, leaving it behind.
     const file = await fs.promises.open(tempPath, 'wx');
     try {
-      await pipeline(source, measuring(maxBytes, measured), file.createWriteStream());
+      // `flush`: synced to disk before the stream closes the file, so before a row can point at
+      // the bytes; after a power loss, no row outlives them.
+      await pipeline(source, measuring(maxBytes, measured), file.createWriteStream({ flush: true }));
     } catch (error) {
+      if (isOutOfSpace(error)) this.diskSpace?.outOfSpace();
       await file.close().catch(() => undefined);
       await this.discard(tempPath);
       throw error;
@@ -75,8 +101,12 @@ export class AttachmentFiles {
   async keep(incoming: IncomingFile, reviewId: number): Promise<string> {
     const storageKey = path.posix.join(String(reviewId), randomUUID());
     const target = this.pathOf(storageKey);
-    await fs.promises.mkdir(path.dirname(target), { recursive: true });
+    const reviewDir = path.dirname(target);
+    const created = await fs.promises.mkdir(reviewDir, { recursive: true });
     await fs.promises.rename(incoming.tempPath, target);
+    // A rename is durable only once its directory is: the row that names the file commits next.
+    await syncDirectory(reviewDir);
+    if (created !== undefined) await syncDirectory(this.root);
     return storageKey;
   }
 
@@ -100,25 +130,36 @@ export class AttachmentFiles {
   }
 
   /** Uploads that were in flight when the process stopped. */
-  async sweepIncoming(): Promise<number> {
+  /**
+   * Uploads that were in flight when the process stopped. `olderThan` (a time) spares the files
+   * of uploads another process sharing this directory has under way.
+   */
+  async sweepIncoming(olderThan = Number.POSITIVE_INFINITY): Promise<number> {
     const names = await fs.promises.readdir(this.incomingDir).catch(() => [] as string[]);
-    await Promise.all(names.map((name) => fs.promises.rm(path.join(this.incomingDir, name), { force: true })));
-    return names.length;
+    let removed = 0;
+    for (const name of names) {
+      const file = path.join(this.incomingDir, name);
+      if (!(await writtenBefore(file, olderThan))) continue;
+      await fs.promises.rm(file, { force: true });
+      removed += 1;
+    }
+    return removed;
   }
 
   /**
    * Files in the review directories that no attachment row names: an upload moved into place
    * whose transaction never committed because the process was killed in between. Nothing
-   * refers to them; they only hold disk. `isKept` says whether a storage key has a row.
+   * refers to them; they only hold disk. `isKept` says whether a storage key has a row;
+   * `olderThan` (a time) spares a file another process has just moved into place.
    */
-  async sweepUnreferenced(isKept: (storageKey: string) => boolean): Promise<number> {
+  async sweepUnreferenced(isKept: (storageKey: string) => boolean, olderThan = Number.POSITIVE_INFINITY): Promise<number> {
     const reviewDirs = await fs.promises.readdir(this.root, { withFileTypes: true }).catch(() => [] as fs.Dirent[]);
     let removed = 0;
     for (const dir of reviewDirs) {
       if (!dir.isDirectory() || !/^\d+$/.test(dir.name)) continue;
       for (const name of await fs.promises.readdir(path.join(this.root, dir.name))) {
         const storageKey = path.posix.join(dir.name, name);
-        if (isKept(storageKey)) continue;
+        if (isKept(storageKey) || !(await writtenBefore(this.pathOf(storageKey), olderThan))) continue;
         await this.remove(storageKey);
         removed += 1;
       }

@@ -1,0 +1,54 @@
+import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import { type DiskSpace, isOutOfSpace } from './disk-space';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+/** One database, whichever kind: what the stores and migrations use. */
+export interface Database {
+  sequelize: Sequelize;
+  dialect: Dialect;
+  /** Where the data is, for people: the SQLite file, or the PostgreSQL URL without its password. */
+  location: string;
+  /**
+   * Runs `work` in a write transaction and resolves once it has committed durably. On SQLite
+   * writes take turns in this process (possibly sharing a commit, each in a savepoint of its own).
+   */
+  write<T>(work: (transaction: Transaction) => Promise<T>): Promise<T>;
+  /** Resolves when the database answers a trivial query. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface OpenOptions {
+  /** For inspection: never create or modify anything. */
+  readOnly?: boolean;
+  /** Told of every write that succeeds and of every one that fails for want of space. */
+  diskSpace?: Pick<DiskSpace, 'written' | 'outOfSpace'>;
+}
+
+/** `write` that tells `diskSpace` how each write went. */
+export function watchedWrites(
+  write: Database['write'],
+  diskSpace: OpenOptions['diskSpace'],
+): Database['write'] {
+  return async <T>(work: (transaction: Transaction) => Promise<T>): Promise<T> => {
+    try {
+      const result = await write(work);
+      diskSpace?.written();
+      return result;
+    } catch (error) {
+      if (isOutOfSpace(error)) diskSpace?.outOfSpace();
+      throw error;
+    }
+  };
+}
+
+/** Runs an INSERT of one row and returns its id: SQLite reports it itself, PostgreSQL when asked to. */
+export async function insertReturningId(db: Database, sql: string, bind: Record<string, unknown>, transaction: Transaction): Promise<number> {
+  if (db.dialect === 'sqlite') {
+    const [id] = await db.sequelize.query(sql, { bind, type: QueryTypes.INSERT, transaction });
+    return id as unknown as number;
+  }
+  const [rows] = await db.sequelize.query(`${sql} RETURNING id`, { bind, type: QueryTypes.INSERT, transaction });
+  return Number((rows as unknown as Array<{ id: number }>)[0].id);
+}

@@ -1,0 +1,113 @@
+import pg from 'pg';
+import type { EventFeed, PublishedEvent } from '../domain/events';
+import type { Log } from '../domain/ports';
+import { EVENTS_CHANNEL, type Outbox } from './outbox';
+
+/** Ids remembered as published here, so one that arrives twice (a notification and a catch-up) goes out once. */
+const REMEMBERED_IDS = 10_000;
+/** How far back a reconnected listener looks: past the time its connection was lost, to cover clocks a little apart. */
+const CATCH_UP_MARGIN_MS = 30_000;
+const CATCH_UP_LIMIT = 10_000;
+const MAX_BACKOFF_MS = 5_000;
+
+export interface RelayOptions {
+  url: string;
+  outbox: Outbox;
+  feed: EventFeed;
+  /** Re-reads what waiting requests wait on: run after a reconnect, when events may have been missed. */
+  recheck: () => Promise<void>;
+  log: Log;
+  clock?: () => number;
+}
+
+/**
+ * Brings the events other API processes commit to the same PostgreSQL into this process's
+ * feed: a connection of its own LISTENs on the outbox's channel, whose notifications name the
+ * committed events; the relay reads them from the outbox (in id order) and publishes them here.
+ * After a lost connection it reconnects, publishes what was written meanwhile, and has the
+ * waiting requests re-check their reviews, so nothing is missed.
+ */
+export class PostgresEventRelay {
+  private client: pg.Client | undefined;
+  private readonly published = new Set<number>();
+  private stopped = false;
+  private lostAt: number | null = null;
+  private pending: Promise<void> = Promise.resolve();
+  private readonly clock: () => number;
+
+  constructor(private readonly options: RelayOptions) {
+    this.clock = options.clock ?? Date.now;
+    // What this process publishes itself is remembered too, for the catch-up that may read it again.
+    options.feed.subscribe((event) => this.remember(event.id));
+  }
+
+  async start(): Promise<void> {
+    await this.connect();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.client?.end().catch(() => undefined);
+  }
+
+  private async connect(): Promise<void> {
+    const client = new pg.Client({ connectionString: this.options.url });
+    client.on('notification', (message) => this.received(message.payload ?? ''));
+    client.on('error', () => this.lost(client));
+    client.on('end', () => this.lost(client));
+    await client.connect();
+    await client.query(`LISTEN ${EVENTS_CHANNEL}`);
+    this.client = client;
+  }
+
+  private received(payload: string): void {
+    const [origin, list] = payload.split(' ');
+    if (origin === this.options.outbox.origin || !list) return;
+    const ids = list.split(',').map(Number).filter((id) => !this.published.has(id));
+    // One read at a time, in the order the notifications came: events reach the feed in commit order.
+    this.pending = this.pending.then(() => this.publishRead(() => this.options.outbox.byIds(ids)));
+  }
+
+  private async publishRead(read: () => Promise<PublishedEvent[]>): Promise<void> {
+    try {
+      for (const event of await read()) {
+        if (this.published.has(event.id)) continue;
+        this.options.feed.publish(event);
+      }
+    } catch (error) {
+      this.options.log.error('could not read the events of other processes', { error: String(error) });
+    }
+  }
+
+  private remember(id: number): void {
+    this.published.add(id);
+    if (this.published.size > REMEMBERED_IDS) this.published.delete(this.published.values().next().value as number);
+  }
+
+  private lost(client: pg.Client): void {
+    if (this.stopped || this.client !== client) return;
+    this.client = undefined;
+    this.lostAt ??= this.clock();
+    this.options.log.error('lost the PostgreSQL connection that brings other processes\' events; reconnecting');
+    void this.reconnect();
+  }
+
+  private async reconnect(): Promise<void> {
+    for (let attempt = 1; !this.stopped; attempt++) {
+      try {
+        await this.connect();
+        break;
+      } catch {
+        await new Promise((resolve) => setTimeout(resolve, Math.min(100 * 2 ** attempt, MAX_BACKOFF_MS)));
+      }
+    }
+    if (this.stopped || this.lostAt === null) return;
+    const since = this.lostAt - CATCH_UP_MARGIN_MS;
+    this.lostAt = null;
+    this.pending = this.pending.then(async () => {
+      await this.publishRead(() => this.options.outbox.since(since, CATCH_UP_LIMIT));
+      await this.options.recheck().catch((error: unknown) => this.options.log.error('re-checking waited reviews failed', { error: String(error) }));
+    });
+    this.options.log.info('reconnected to PostgreSQL for other processes\' events');
+  }
+}

@@ -1,0 +1,203 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import sqlite3 from 'sqlite3';
+import { Sequelize, Transaction } from 'sequelize';
+import { type Database, type OpenOptions, watchedWrites } from './database';
+
+/**
+ * Applied to every SQLite connection, not once: Sequelize's SQLite dialect opens a fresh
+ * connection for each transaction, and `busy_timeout`, `synchronous` and `foreign_keys` are
+ * per-connection settings. WAL lets readers proceed while one writer commits;
+ * `synchronous=FULL` makes a commit durable before we acknowledge it (a 201 or 200 means the
+ * row survives a crash or power loss).
+ */
+const CONNECTION_PRAGMAS = [
+  'PRAGMA journal_mode = WAL',
+  'PRAGMA synchronous = FULL',
+  'PRAGMA busy_timeout = 5000',
+  'PRAGMA foreign_keys = ON',
+].join(';\n');
+
+/** Inspection (`greenlight status`, `logs`) must not change the file, not even its journal mode. */
+const READ_ONLY_PRAGMAS = 'PRAGMA busy_timeout = 5000; PRAGMA query_only = ON';
+
+type OpenCallback = (error: Error | null) => void;
+
+/** The `sqlite3` module, except that every database it opens runs `pragmas` first. */
+function sqlite3WithPragmas(pragmas: string): typeof sqlite3 {
+  function Database(filename: string, mode: number, callback: OpenCallback): sqlite3.Database {
+    const connection = new sqlite3.Database(filename, mode, (openError) => {
+      if (openError) return callback(openError);
+      connection.exec(pragmas, (pragmaError) => callback(pragmaError ?? null));
+    });
+    return connection;
+  }
+  return Object.assign(Object.create(sqlite3) as typeof sqlite3, { Database });
+}
+
+function exec(connection: sqlite3.Database, sql: string): Promise<void> {
+  return new Promise((resolve, reject) => connection.exec(sql, (error) => (error ? reject(error) : resolve())));
+}
+
+type Work<T> = (transaction: Transaction) => Promise<T>;
+
+interface QueuedWrite {
+  work: Work<unknown>;
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+}
+
+/** Enough to share one commit among every request a burst brings, small enough to keep each wait short. */
+const MAX_WRITES_PER_COMMIT = 64;
+
+/**
+ * Serialises this process's write transactions and commits the writes that queued up while
+ * the previous commit was on disk together (group commit). SQLite allows one writer at a
+ * time, and with synchronous=FULL every commit waits for the disk: one commit per request
+ * made that wait the ceiling of create throughput. Each write still runs in a savepoint of
+ * its own, so one that fails rolls back alone, and its caller hears of success only after
+ * the shared COMMIT is durable.
+ *
+ * Queueing here rather than in SQLite also keeps `BEGIN IMMEDIATE` from waiting inside
+ * SQLite's busy handler, which would park libuv's few worker threads in sleeps;
+ * `busy_timeout` remains for other processes (the CLI) touching the same file.
+ */
+class WriteQueue {
+  private readonly queued: QueuedWrite[] = [];
+  private draining = false;
+  private idle: Promise<void> = Promise.resolve();
+  private markIdle: () => void = () => {};
+
+  constructor(private readonly sequelize: Sequelize) {}
+
+  run<T>(work: Work<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.queued.push({ work, resolve: resolve as (value: unknown) => void, reject });
+      if (!this.draining) void this.drain();
+    });
+  }
+
+  /** Resolves once every write queued so far has finished. */
+  settled(): Promise<void> {
+    return this.idle;
+  }
+
+  private async drain(): Promise<void> {
+    this.draining = true;
+    this.idle = new Promise((resolve) => (this.markIdle = resolve));
+    while (this.queued.length > 0) await this.commitTogether(this.queued.splice(0, MAX_WRITES_PER_COMMIT));
+    this.draining = false;
+    this.markIdle();
+  }
+
+  private async commitTogether(batch: QueuedWrite[]): Promise<void> {
+    const outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
+    try {
+      await this.sequelize.transaction(async (outer) => {
+        // Alone in its commit, a write needs no savepoint: its failure rolls back the transaction.
+        if (batch.length === 1) {
+          outcomes.push({ ok: true, value: await batch[0].work(outer) });
+          return;
+        }
+        const connection = (outer as unknown as { connection: sqlite3.Database }).connection;
+        for (const { work } of batch) {
+          // Straight to the connection, and not awaited before the write starts: an exec holds
+          // the connection until it completes, so the write's statements queue behind it. That
+          // saves a round trip through the thread pool per write. Should the savepoint itself
+          // fail, awaiting it below fails the whole transaction.
+          const savepoint = exec(connection, 'SAVEPOINT write');
+          savepoint.catch(() => undefined);
+          try {
+            const value = await work(outer);
+            await savepoint;
+            outcomes.push({ ok: true, value });
+          } catch (error) {
+            await savepoint;
+            // The newest savepoint of that name is this write's: only its changes are undone.
+            await exec(connection, 'ROLLBACK TO write');
+            outcomes.push({ ok: false, error });
+          }
+        }
+      });
+    } catch (error) {
+      for (const write of batch) write.reject(error);
+      return;
+    }
+    batch.forEach((write, i) => {
+      const outcome = outcomes[i];
+      if (outcome.ok) write.resolve(outcome.value);
+      else write.reject(outcome.error);
+    });
+  }
+}
+
+interface SqliteConnection {
+  close(callback?: (error: Error | null) => void): void;
+}
+
+/** The parts of Sequelize's SQLite connection manager that decide which connection a query uses. */
+interface SqliteConnectionManager {
+  connections: Record<string, SqliteConnection>;
+  getConnection(options?: { uuid?: string }): Promise<SqliteConnection>;
+  releaseConnection(connection: SqliteConnection, force?: boolean): void;
+  destroyConnection(connection: SqliteConnection): Promise<void>;
+}
+
+const WRITER = 'writer';
+
+/**
+ * Sequelize's SQLite dialect opens a new connection for every transaction and closes it
+ * after: a file open, the pragmas and a schema parse on every write, which the profile of a
+ * create showed as its largest cost. Writes already take turns (`WriteQueue`), so one
+ * long-lived connection carries every transaction; reads keep the shared default one. A
+ * connection whose COMMIT or ROLLBACK failed is in an unknown state and is replaced.
+ */
+function reuseOneWriterConnection(sequelize: Sequelize): void {
+  const manager = sequelize.connectionManager as unknown as SqliteConnectionManager;
+  const open = manager.getConnection.bind(manager);
+  const release = manager.releaseConnection.bind(manager);
+  const destroy = manager.destroyConnection.bind(manager);
+  const isWriter = (connection: SqliteConnection): boolean => manager.connections[WRITER] === connection;
+  manager.getConnection = (options = {}) => open(options.uuid && options.uuid !== 'default' ? { ...options, uuid: WRITER } : options);
+  manager.releaseConnection = (connection, force) => {
+    if (!isWriter(connection)) release(connection, force);
+  };
+  manager.destroyConnection = async (connection) => {
+    if (!isWriter(connection)) return destroy(connection);
+    delete manager.connections[WRITER];
+    await new Promise<void>((resolve) => connection.close(() => resolve()));
+  };
+}
+
+/**
+ * The embedded database: one SQLite file that this process owns. Writes take turns in the
+ * process and share commits (`WriteQueue`); a 201 or 200 means the row is on disk.
+ */
+export function openSqlite(file: string, options: OpenOptions = {}): Database {
+  if (!options.readOnly) fs.mkdirSync(path.dirname(file), { recursive: true });
+  const sequelize = new Sequelize({
+    dialect: 'sqlite',
+    storage: file,
+    dialectModule: sqlite3WithPragmas(options.readOnly ? READ_ONLY_PRAGMAS : CONNECTION_PRAGMAS),
+    dialectOptions: options.readOnly ? { mode: sqlite3.OPEN_READONLY } : undefined,
+    logging: false,
+    transactionType: Transaction.TYPES.IMMEDIATE,
+    define: { timestamps: false, underscored: true, freezeTableName: true },
+  });
+  if (!options.readOnly) reuseOneWriterConnection(sequelize);
+  const writes = new WriteQueue(sequelize);
+  return {
+    sequelize,
+    dialect: 'sqlite',
+    location: file,
+    write: watchedWrites((work) => writes.run(work), options.diskSpace),
+    ping: async () => {
+      await sequelize.query('SELECT 1');
+    },
+    // Writes still queued (their clients may be gone) finish before the connections close.
+    close: async () => {
+      await writes.settled();
+      await sequelize.close();
+    },
+  };
+}

@@ -1,0 +1,45 @@
+import type { Transaction } from 'sequelize';
+import type { DomainEvent, EventFeed, PublishedEvent } from '../domain/events';
+import type { Tx, UnitOfWork } from '../domain/ports';
+import type { Database } from './database';
+import type { Outbox } from './outbox';
+
+class DatabaseTx implements Tx {
+  readonly events: DomainEvent[] = [];
+
+  constructor(readonly transaction: Transaction) {}
+
+  record(event: DomainEvent): void {
+    this.events.push(event);
+  }
+}
+
+/** The database transaction behind a `Tx` this module made; repositories run their statements in it. */
+export function transactionOf(tx: Tx): Transaction {
+  return (tx as DatabaseTx).transaction;
+}
+
+/**
+ * A use case's transaction: its changes and the outbox rows of its events commit together;
+ * the events are published to the feed after the commit, so no listener sees a change that did
+ * not commit, or misses one that did.
+ */
+export class DatabaseUnitOfWork implements UnitOfWork {
+  constructor(
+    private readonly db: Database,
+    private readonly outbox: Outbox,
+    private readonly feed: EventFeed,
+  ) {}
+
+  async run<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    let committed: PublishedEvent[] = [];
+    const result = await this.db.write(async (transaction) => {
+      const tx = new DatabaseTx(transaction);
+      const value = await work(tx);
+      committed = await this.outbox.write(transaction, tx.events);
+      return value;
+    });
+    for (const event of committed) this.feed.publish(event);
+    return result;
+  }
+}

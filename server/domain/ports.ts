@@ -1,0 +1,193 @@
+/**
+ * What the domain needs from the world, declared here and implemented outside it: `server/db/`
+ * (repositories, the unit of work and its outbox), `server/storage/` (attachment bytes), the
+ * event feed's carriers. The domain imports nothing outside `server/domain/`.
+ */
+import type { Readable } from 'node:stream';
+import type { DomainEvent } from './events';
+import type {
+  AttachmentRecord,
+  DecisionInput,
+  DecisionType,
+  FeedbackInput,
+  FeedbackRecord,
+  ReviewFilters,
+  ReviewOrder,
+  ReviewRecord,
+  Statistics,
+} from './records';
+
+/** Whose records a call may see and change. Every repository method takes one. */
+export interface Scope {
+  /**
+   * The caller's organization. Null in the self-hosted edition: one installation holds every
+   * record, and `organization_id` is a label agents may set.
+   */
+  readonly organizationId: number | null;
+}
+
+/** The self-hosted installation's scope: every record. */
+export const INSTALLATION: Scope = { organizationId: null };
+
+export const PRINCIPAL_KINDS = ['api_key', 'user', 'operator', 'anonymous_local'] as const;
+export type PrincipalKind = (typeof PRINCIPAL_KINDS)[number];
+
+/** Who is calling, as authentication established it; never a name the caller typed. */
+export interface Principal {
+  kind: PrincipalKind;
+  scope: Scope;
+  /**
+   * Stands for the caller where something is kept per caller (idempotency keys): a digest of
+   * its API key, never the key; empty for the anonymous local caller.
+   */
+  id: string;
+}
+
+/** An agent or a reviewer on this machine, where authentication is off. */
+export const ANONYMOUS_LOCAL: Principal = { kind: 'anonymous_local', scope: INSTALLATION, id: '' };
+
+/** Milliseconds since the epoch; tests set it to make durations exact. */
+export type Clock = () => number;
+
+/**
+ * One transaction in progress. Repositories' writes take it; `record` writes an event to the
+ * outbox in the same transaction, published to the event feed once, and only once, it commits.
+ */
+export interface Tx {
+  record(event: DomainEvent): void;
+}
+
+/** Runs `work` in one transaction, then publishes the events it recorded. */
+export interface UnitOfWork {
+  run<T>(work: (tx: Tx) => Promise<T>): Promise<T>;
+}
+
+/** A review as the policy placed it, ready to be stored. */
+export interface NewReview {
+  organization_id: number | null;
+  agent_id: number | null;
+  task_type: string;
+  proposed_action: string;
+  agent_reasoning: string | null;
+  confidence_score: number | null;
+  urgency: ReviewRecord['urgency'];
+  framework: string | null;
+  metadata: Record<string, unknown>;
+  assigned_to: string | null;
+  assigned_team: string | null;
+  routing_rule: string | null;
+  created_at: number;
+  expires_at: number | null;
+  /** A routing rule's decision, stored with the review. */
+  autoDecision: { decision_type: DecisionType; reviewer_name: string; notes: string } | null;
+}
+
+/** An `Idempotency-Key` as one caller used it with one request body. */
+export interface IdempotencyClaim {
+  /** The caller (`Principal.id`). */
+  caller: string;
+  key: string;
+  /** SHA-256 of the request body, so a reuse with another body can be told apart. */
+  requestHash: string;
+}
+
+export type DecisionOutcome =
+  | { outcome: 'recorded'; review: ReviewRecord }
+  | { outcome: 'not_found' }
+  | { outcome: 'already_decided'; review: ReviewRecord };
+
+export interface DueReview {
+  id: number;
+  organization_id: number | null;
+  urgency: ReviewRecord['urgency'];
+  created_at: number;
+  expires_at: number;
+}
+
+export interface ReviewRepository {
+  insert(tx: Tx, review: NewReview, claim?: IdempotencyClaim): Promise<ReviewRecord>;
+  /** The reviewer among `candidates` with the fewest pending reviews; ties go to the first listed. */
+  leastBusy(tx: Tx, scope: Scope, candidates: readonly string[]): Promise<string | null>;
+  recordDecision(tx: Tx, scope: Scope, reviewId: number, input: DecisionInput, now: number): Promise<DecisionOutcome>;
+  findById(scope: Scope, id: number): Promise<ReviewRecord | null>;
+  /** `scope` says the organization; the filters say the rest. */
+  list(scope: Scope, filters: Omit<ReviewFilters, 'organization_id'>, page: number, pageSize: number, order: ReviewOrder): Promise<{ reviews: ReviewRecord[]; total: number }>;
+  exists(scope: Scope, id: number): Promise<boolean>;
+  /** The review a live key made, and the digest of the body it came with. */
+  findClaim(scope: Scope, caller: string, key: string, now: number): Promise<{ reviewId: number; requestHash: string } | null>;
+  /** The earliest expiry among pending reviews of every organization: the timer serves them all. */
+  nextExpiry(): Promise<number | null>;
+  dueForExpiry(now: number, limit: number): Promise<DueReview[]>;
+}
+
+export interface FeedbackRepository {
+  /** Null when the review does not exist in `scope`; else the record and the organization of its review. */
+  insert(tx: Tx, scope: Scope, reviewId: number, input: FeedbackInput, now: number): Promise<{ record: FeedbackRecord; organization_id: number | null } | null>;
+  listFor(scope: Scope, reviewId: number): Promise<FeedbackRecord[]>;
+}
+
+export interface NewAttachment {
+  file_name: string;
+  content_type: string;
+  size_bytes: number;
+  sha256: string;
+  description: string | null;
+}
+
+export type AttachmentInsert =
+  | { outcome: 'inserted'; attachment: AttachmentRecord; storageKey: string; organization_id: number | null }
+  | { outcome: 'review_not_found' }
+  | { outcome: 'limit_reached' };
+
+export interface StoredAttachment {
+  attachment: AttachmentRecord;
+  storageKey: string;
+  organization_id: number | null;
+}
+
+export interface AttachmentRepository {
+  countFor(scope: Scope, reviewId: number): Promise<number>;
+  /**
+   * Checks the review and the per-review limit, lets `place` put the bytes where they belong
+   * and records the row, with the review's row locked: racing uploads count one after another.
+   */
+  insert(tx: Tx, scope: Scope, reviewId: number, attachment: NewAttachment, maxPerReview: number, now: number, place: () => Promise<string>): Promise<AttachmentInsert>;
+  findById(scope: Scope, id: number): Promise<StoredAttachment | null>;
+  listFor(scope: Scope, reviewId: number): Promise<AttachmentRecord[]>;
+  /** Deletes the row; returns it so the caller can remove the bytes after the commit. */
+  delete(tx: Tx, scope: Scope, id: number): Promise<StoredAttachment | null>;
+}
+
+export interface StatisticsSource {
+  /** The figures of GET /stats over the reviews in `scope`. */
+  statistics(scope: Scope, now: number): Promise<Statistics>;
+}
+
+/** An upload written to a holding place, not yet attached to a review. */
+export interface IncomingFile {
+  tempPath: string;
+  size: number;
+  sha256: string;
+}
+
+/** Where attachment bytes live (the local disk under `data_dir`; another store later). */
+export interface BlobStore {
+  /** Moves an incoming file where attachments of `reviewId` are kept, durably; returns its storage key. */
+  keep(incoming: IncomingFile, reviewId: number): Promise<string>;
+  discard(tempPath: string): Promise<void>;
+  open(storageKey: string): Readable;
+  remove(storageKey: string): Promise<void>;
+  exists(storageKey: string): Promise<boolean>;
+}
+
+/** What the domain says about its background work. */
+export interface Log {
+  info(message: string, fields?: Record<string, unknown>): void;
+  error(message: string, fields?: Record<string, unknown>): void;
+}
+
+/** Background work that must run in one process at a time among those sharing the database. */
+export interface OneAtATime {
+  /** Runs `work` unless another process is running `task` right now; says whether it ran. */
+  run(task: string, work: () => Promise<void>): Promise<boolean>;
+}

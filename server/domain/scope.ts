@@ -1,0 +1,19 @@
+import { notFound } from './errors';
+import type { Scope } from './ports';
+
+/**
+ * The organization a new record belongs to: the caller's. In the self-hosted edition, where the
+ * scope is the whole installation, `organization_id` is a label the agent may set. A body naming
+ * another organization than the caller's is a 404, as a record of another organization is.
+ */
+export function organizationOf(scope: Scope, requested: number | null | undefined): number | null {
+  if (scope.organizationId === null) return requested ?? null;
+  if (requested !== undefined && requested !== null && requested !== scope.organizationId) throw notFound('organization', requested);
+  return scope.organizationId;
+}
+
+/** `scope` narrowed to the organization a filter (`?organization_id=N`) asks for. */
+export function scopeOf(scope: Scope, requested: number | undefined): Scope {
+  if (requested === undefined) return scope;
+  return { organizationId: organizationOf(scope, requested) };
+}

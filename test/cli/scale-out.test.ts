@@ -1,0 +1,154 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningCli, freePort, runCli, startCli, stopProgram } from '../support/cli';
+import { createTestDatabase, TEST_DATABASE_URL, type TestDatabase } from '../support/postgres';
+import { call } from '../support/server';
+import { makeTempDir } from '../support/temp';
+
+/** Several API processes share one PostgreSQL database: only the `postgres` project runs these. */
+const onPostgres = TEST_DATABASE_URL !== undefined;
+const why = onPostgres ? '' : ' (PostgreSQL only: skipped on SQLite)';
+
+let temp: ReturnType<typeof makeTempDir>;
+let database: TestDatabase;
+
+beforeAll(async () => {
+  if (!onPostgres) return;
+  temp = makeTempDir('greenlight-scale-out-');
+  database = await createTestDatabase();
+});
+afterAll(async () => {
+  await database?.drop();
+  temp?.remove();
+});
+
+/** `greenlight start --api-only` on the shared database, in a directory of its own (its own pid file). */
+async function apiProcess(name: string, args: string[] = []): Promise<RunningCli> {
+  const dir = path.join(temp.dir, name);
+  fs.mkdirSync(dir, { recursive: true });
+  return startCli(['--api-only', '--port', String(await freePort()), ...args], { cwd: dir, env: { GREENLIGHT_DATABASE_URL: database.url } });
+}
+
+interface AgentAnswer {
+  status: number;
+  replayed: boolean;
+  body: any;
+}
+
+/** An agent's blocking create with an Idempotency-Key; a dropped connection comes back as status 0. */
+async function blockingCreate(api: string, key: string, action: string): Promise<AgentAnswer> {
+  try {
+    const response = await fetch(`${api}/reviews`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'idempotency-key': key },
+      body: JSON.stringify({ task_type: 'scale-out', proposed_action: action, blocking: true }),
+    });
+    return { status: response.status, replayed: response.headers.get('idempotent-replayed') === 'true', body: await response.json() };
+  } catch {
+    return { status: 0, replayed: false, body: null };
+  }
+}
+
+/** The ids of the reviews whose actions start with `prefix`, by action, once all `count` exist. */
+async function reviewIds(api: string, prefix: string, count: number): Promise<Map<string, number>> {
+  let ids = new Map<string, number>();
+  await expect
+    .poll(async () => {
+      const { body } = await call(api, 'GET', `/reviews?q=${encodeURIComponent(prefix)}&page_size=100&page=1`);
+      const more = body.total > 100 ? (await call(api, 'GET', `/reviews?q=${encodeURIComponent(prefix)}&page_size=100&page=2`)).body.reviews : [];
+      ids = new Map([...body.reviews, ...more].map((review: { id: number; proposed_action: string }) => [review.proposed_action, review.id]));
+      return ids.size;
+    })
+    .toBe(count);
+  return ids;
+}
+
+describe('API processes sharing one PostgreSQL database', () => {
+  it.skipIf(!onPostgres)(`answer 200 agents blocked across two processes with their own decisions, made through the other process${why}`, { timeout: 60_000 }, async () => {
+    const [a, b] = [await apiProcess('a'), await apiProcess('b')];
+    try {
+      const agents = Array.from({ length: 200 }, (_, n) => ({ n, waitsOn: n % 2 === 0 ? a : b, decidesOn: n % 2 === 0 ? b : a, action: `agent ${n} of 200` }));
+      const answers = agents.map((agent) => blockingCreate(agent.waitsOn.url, `two-processes-${agent.n}`, agent.action));
+      const ids = await reviewIds(a.url, 'of 200', 200);
+      for (const agent of agents) {
+        const decided = await call(agent.decidesOn.url, 'POST', `/reviews/${ids.get(agent.action)}/decide`, { decision_type: 'approve', notes: `for agent ${agent.n}` });
+        expect(decided.status).toBe(200);
+      }
+      for (const [n, answer] of (await Promise.all(answers)).entries()) {
+        expect({ n, status: answer.status, notes: answer.body.decision?.notes }).toEqual({ n, status: 201, notes: `for agent ${n}` });
+      }
+    } finally {
+      await Promise.all([stopProgram(a), stopProgram(b)]);
+    }
+  });
+
+  it.skipIf(!onPostgres)(`lose no agent when a process is killed while they wait: retries with their Idempotency-Key re-attach elsewhere${why}`, { timeout: 60_000 }, async () => {
+    const [doomed, survivor] = [await apiProcess('doomed'), await apiProcess('survivor')];
+    try {
+      const agents = Array.from({ length: 50 }, (_, n) => ({ key: `survives-a-kill-${n}`, action: `agent ${n} of 50 on the doomed process` }));
+      const firstTries = agents.map((agent) => blockingCreate(doomed.url, agent.key, agent.action));
+      const acknowledged = await reviewIds(survivor.url, 'on the doomed process', 50);
+      doomed.child.kill('SIGKILL');
+      await doomed.exited;
+      for (const answer of await Promise.all(firstTries)) expect(answer.status).toBe(0);
+
+      const retries = agents.map((agent) => blockingCreate(survivor.url, agent.key, agent.action));
+      // Each retry waits on the review its first try made, and its answer is the decision made now.
+      for (const agent of agents) {
+        const id = acknowledged.get(agent.action);
+        expect((await call(survivor.url, 'POST', `/reviews/${id}/decide`, { decision_type: 'reject', notes: agent.key })).status).toBe(200);
+      }
+      for (const [n, answer] of (await Promise.all(retries)).entries()) {
+        expect({ n, status: answer.status, replayed: answer.replayed, id: answer.body.id, notes: answer.body.decision?.notes }).toEqual({
+          n,
+          status: 201,
+          replayed: true,
+          id: acknowledged.get(agents[n].action),
+          notes: agents[n].key,
+        });
+      }
+      expect((await call(survivor.url, 'GET', '/reviews?q=on%20the%20doomed%20process')).body.total).toBe(50);
+    } finally {
+      await stopProgram(survivor);
+    }
+  });
+});
+
+describe('greenlight start --workers', () => {
+  it('refuses on SQLite, where one process owns the database file', async () => {
+    const dir = makeTempDir('greenlight-workers-sqlite-');
+    try {
+      const result = await runCli(['start', '--api-only', '--workers', '2', '--port', String(await freePort())], {
+        cwd: dir.dir,
+        env: { GREENLIGHT_DATABASE_URL: 'sqlite:./greenlight.db' },
+      });
+      expect(result.code).toBe(2);
+      expect(result.stderr).toBe('greenlight: --workers needs PostgreSQL (database_url: postgres://…): on SQLite one process owns the database file\n');
+    } finally {
+      dir.remove();
+    }
+  });
+
+  it.skipIf(!onPostgres)(`runs N API processes on one port that answer each other's agents, and replaces one that dies${why}`, { timeout: 60_000 }, async () => {
+    const api = await apiProcess('workers', ['--workers', '2']);
+    try {
+      await expect.poll(() => api.output()).toMatch(/in 2 worker processes/);
+      const workers = (): number[] => fs.readFileSync(`/proc/${api.child.pid}/task/${api.child.pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+      expect(workers()).toHaveLength(2);
+      // Connections are shared out between the workers: agents wait on both, decisions come through both.
+      const agents = Array.from({ length: 20 }, (_, n) => blockingCreate(api.url, `workers-${n}`, `worker agent ${n}`));
+      const ids = await reviewIds(api.url, 'worker agent', 20);
+      for (const [action, id] of ids) expect((await call(api.url, 'POST', `/reviews/${id}/decide`, { decision_type: 'approve', notes: action })).status).toBe(200);
+      for (const [n, answer] of (await Promise.all(agents)).entries()) expect(answer.body.decision?.notes).toBe(`worker agent ${n}`);
+
+      const [victim] = workers();
+      process.kill(victim, 'SIGKILL');
+      await expect.poll(() => workers().length === 2 && !workers().includes(victim)).toBe(true);
+      await expect.poll(async () => (await fetch(`${api.url}/health`)).status).toBe(200);
+      expect(api.output()).toMatch(/an API worker stopped; starting another/);
+    } finally {
+      await stopProgram(api);
+    }
+  });
+});
