@@ -56,19 +56,30 @@ function stopper(child: ChildProcess): () => Promise<void> {
     });
 }
 
+export interface GreenlightOptions {
+  /** The reviewer dashboard too. */
+  dashboard?: boolean;
+  /** A PostgreSQL URL instead of the SQLite file inside the data directory. */
+  databaseUrl?: string;
+  /** API processes (`--workers`, PostgreSQL only). */
+  workers?: number;
+}
+
 /**
  * `greenlight start` from the built package, as a user runs it, in production mode on an
- * SQLite file inside `dataDir`; with `dashboard` the reviewer dashboard too.
+ * SQLite file inside `dataDir` (or on `databaseUrl`).
  */
-export async function startGreenlight(dataDir: string, options: { dashboard?: boolean } = {}): Promise<BenchProcess & { dashboardUrl?: string }> {
+export async function startGreenlight(dataDir: string, options: GreenlightOptions = {}): Promise<BenchProcess & { dashboardUrl?: string }> {
   const apiPort = await freePort();
   const dashboardPort = await freePort();
   const args = [path.join(ROOT, 'bin', 'greenlight.js'), 'start', '--port', String(apiPort), '--dashboard-port', String(dashboardPort)];
   if (!options.dashboard) args.push('--api-only');
+  if (options.workers) args.push('--workers', String(options.workers));
+  const database = options.databaseUrl ? { GREENLIGHT_DATABASE_URL: options.databaseUrl } : {};
   const child = spawn(process.execPath, args, {
     // No greenlight.yaml there: defaults and the environment below only.
     cwd: dataDir,
-    env: { ...withoutGreenlightSettings(process.env), NODE_ENV: 'production', GREENLIGHT_DATA_DIR: dataDir, GREENLIGHT_BLOCKING_TIMEOUT_SECONDS: '3600' },
+    env: { ...withoutGreenlightSettings(process.env), NODE_ENV: 'production', GREENLIGHT_DATA_DIR: dataDir, GREENLIGHT_BLOCKING_TIMEOUT_SECONDS: '3600', ...database },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const url = `http://127.0.0.1:${apiPort}`;

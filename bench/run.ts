@@ -3,7 +3,9 @@
  * as a user starts it, printed as a table and written to bench/results.json.
  * `--quick` runs a small version of every measurement (CI prints it, nobody judges it);
  * `--out <file>` writes the results elsewhere; `--only <section>[,<section>]` runs some of
- * delivery, waiters, throughput, reads, dashboard (while working on one of them).
+ * delivery, waiters, throughput, reads, dashboard, pg-delivery, pg-throughput, pg-reads (while
+ * working on one of them). The pg- sections need PostgreSQL (GREENLIGHT_BENCH_POSTGRES_URL, by
+ * default postgres://postgres@127.0.0.1:5432/test) and record why they were skipped without it.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -13,13 +15,16 @@ import autocannon from 'autocannon';
 import { chromiumAvailable } from './chromium';
 import { firstQueueRenderMs, initialBundleBytes } from './dashboard';
 import { type Answer, inParallel, median, percentile, request, reviewBody, timed } from './http';
-import { type BenchProcess, cpuSeconds, residentBytes, startBaseline, startGreenlight } from './processes';
+import { type BenchProcess, cpuSeconds, type GreenlightOptions, residentBytes, startBaseline, startGreenlight } from './processes';
+import { postgresUnavailable, withBenchDatabase } from './postgres';
 import { seedReviews } from './seed';
 
 interface Scale {
   latencyWaiters: number;
   concurrentWaiters: number;
   idleSeconds: number;
+  /** How long a freshly started server is left alone before its memory at rest is read. */
+  restSeconds: number;
   throughputSeconds: number;
   throughputRounds: number;
   seededReviews: number;
@@ -32,6 +37,7 @@ const FULL: Scale = {
   latencyWaiters: 1_000,
   concurrentWaiters: 10_000,
   idleSeconds: 5,
+  restSeconds: 20,
   throughputSeconds: 10,
   throughputRounds: 3,
   seededReviews: 1_000_000,
@@ -44,6 +50,7 @@ const QUICK: Scale = {
   latencyWaiters: 100,
   concurrentWaiters: 500,
   idleSeconds: 1,
+  restSeconds: 2,
   throughputSeconds: 2,
   throughputRounds: 1,
   seededReviews: 20_000,
@@ -111,21 +118,21 @@ async function pendingByAgent(url: string, expected: number): Promise<Map<number
 }
 
 /**
- * Opens `count` blocking creates, each on its own connection, and resolves once every review
- * is stored (the server then holds them all). Opened in batches so the listen backlog is
- * never what limits the figure.
+ * Opens `count` blocking creates, each on its own connection, spread over `urls` (servers
+ * sharing one database), and resolves once every review is stored (the servers then hold them
+ * all). Opened in batches so the listen backlog is never what limits the figure.
  */
-async function holdBlockingCreates(url: string, count: number): Promise<Array<Promise<Answer>>> {
+async function holdBlockingCreates(urls: string[], count: number): Promise<Array<Promise<Answer>>> {
   const answers: Array<Promise<Answer>> = [];
   const batch = 250;
   for (let n = 0; n < count; n += batch) {
     for (let k = n; k < Math.min(count, n + batch); k += 1) {
-      answers.push(request(`${url}/reviews`, 'POST', { ...reviewBody(k), blocking: true }, { ownConnection: true }));
+      answers.push(request(`${urls[k % urls.length]}/reviews`, 'POST', { ...reviewBody(k), blocking: true }, { ownConnection: true }));
     }
     const stored = Math.min(count, n + batch);
     const deadline = Date.now() + 120_000;
-    while ((await pendingCount(url)) < stored) {
-      if (Date.now() > deadline) throw new Error(`only ${await pendingCount(url)} of ${stored} blocking creates were stored within 120 s`);
+    while ((await pendingCount(urls[0])) < stored) {
+      if (Date.now() > deadline) throw new Error(`only ${await pendingCount(urls[0])} of ${stored} blocking creates were stored within 120 s`);
       await sleep(20);
     }
   }
@@ -148,32 +155,40 @@ function answeredCorrectly(answer: Answer, reviewId: number, n: number): boolean
   );
 }
 
+/**
+ * `count` agents blocked on POST /reviews, spread over `servers`; each review is decided through
+ * the next server of the list (the same one when there is only one), one decision at a time.
+ */
+async function measureDelivery(section: string, servers: BenchProcess[], count: number, targetMs: number): Promise<void> {
+  const urls = servers.map((server) => server.url);
+  const answers = await holdBlockingCreates(urls, count);
+  const ids = await pendingByAgent(urls[0], count);
+  const delivery: number[] = [];
+  const roundTrip: number[] = [];
+  let correct = 0;
+  for (let n = 0; n < count; n += 1) {
+    const reviewId = ids.get(n) as number;
+    const sent = performance.now();
+    const decided = await request(`${urls[(n + 1) % urls.length]}/reviews/${reviewId}/decide`, 'POST', decisionFor(n));
+    if (decided.status !== 200) throw new Error(`decide answered ${decided.status}`);
+    const agent = await answers[n];
+    // The agent's answer may even arrive before the decider's: zero, not a negative latency.
+    delivery.push(Math.max(0, agent.at - decided.at));
+    roundTrip.push(decided.at - sent);
+    if (answeredCorrectly(agent, reviewId, n)) correct += 1;
+  }
+  record({ section, figure: 'decide response → agent answered, p50', value: percentile(delivery, 50), unit: 'ms', target: null, better: null });
+  record({ section, figure: 'decide response → agent answered, p99', value: percentile(delivery, 99), unit: 'ms', target: targetMs, better: 'lower' });
+  record({ section, figure: 'decide call round trip, p50', value: percentile(roundTrip, 50), unit: 'ms', target: null, better: null });
+  record({ section, figure: 'agents answered with their decision', value: correct, unit: 'agents', target: count, better: 'higher' });
+}
+
 async function decisionDelivery(scale: Scale): Promise<void> {
   console.log(`\n1. Decision delivery: ${scale.latencyWaiters} agents blocked on POST /reviews, decided one by one`);
   const dir = tempDir('latency');
   const server = await startGreenlight(dir);
   try {
-    const answers = await holdBlockingCreates(server.url, scale.latencyWaiters);
-    const ids = await pendingByAgent(server.url, scale.latencyWaiters);
-    const delivery: number[] = [];
-    const roundTrip: number[] = [];
-    let correct = 0;
-    for (let n = 0; n < scale.latencyWaiters; n += 1) {
-      const reviewId = ids.get(n) as number;
-      const sent = performance.now();
-      const decided = await request(`${server.url}/reviews/${reviewId}/decide`, 'POST', decisionFor(n));
-      if (decided.status !== 200) throw new Error(`decide answered ${decided.status}`);
-      const agent = await answers[n];
-      // The agent's answer may even arrive before the decider's: zero, not a negative latency.
-      delivery.push(Math.max(0, agent.at - decided.at));
-      roundTrip.push(decided.at - sent);
-      if (answeredCorrectly(agent, reviewId, n)) correct += 1;
-    }
-    const section = 'Decision delivery';
-    record({ section, figure: 'decide response → agent answered, p50', value: percentile(delivery, 50), unit: 'ms', target: null, better: null });
-    record({ section, figure: 'decide response → agent answered, p99', value: percentile(delivery, 99), unit: 'ms', target: 10, better: 'lower' });
-    record({ section, figure: 'decide call round trip, p50', value: percentile(roundTrip, 50), unit: 'ms', target: null, better: null });
-    record({ section, figure: 'agents answered with their decision', value: correct, unit: 'agents', target: scale.latencyWaiters, better: 'higher' });
+    await measureDelivery('Decision delivery', [server], scale.latencyWaiters, 10);
   } finally {
     await server.stop();
     fs.rmSync(dir, { recursive: true, force: true });
@@ -185,8 +200,12 @@ async function concurrentWaiters(scale: Scale): Promise<void> {
   const dir = tempDir('waiters');
   const server = await startGreenlight(dir);
   try {
-    const idleRss = residentBytes(server.pid);
-    const answers = await holdBlockingCreates(server.url, scale.concurrentWaiters);
+    const startedRss = residentBytes(server.pid);
+    // A desktop app idles in the tray for hours: what counts is its memory once V8 has had the
+    // quiet moment it waits for before giving back what start-up used.
+    await sleep(scale.restSeconds * 1000);
+    const restRss = residentBytes(server.pid);
+    const answers = await holdBlockingCreates([server.url], scale.concurrentWaiters);
     await sleep(1_000);
     const cpuBefore = cpuSeconds(server.pid);
     await sleep(scale.idleSeconds * 1000);
@@ -203,8 +222,9 @@ async function concurrentWaiters(scale: Scale): Promise<void> {
     });
     const decideSeconds = (performance.now() - started) / 1000;
     const section = 'Concurrent waiters';
-    record({ section, figure: 'server RSS before the waiters', value: idleRss / 2 ** 20, unit: 'MB', target: null, better: null });
-    record({ section, figure: `server RSS holding ${scale.concurrentWaiters} waiters`, value: heldRss / 2 ** 20, unit: 'MB', target: 300, better: 'lower' });
+    record({ section, figure: 'server RSS just started', value: startedRss / 2 ** 20, unit: 'MB', target: null, better: null });
+    record({ section, figure: 'server RSS at rest', value: restRss / 2 ** 20, unit: 'MB', target: 70, better: 'lower', note: `after ${scale.restSeconds} s idle` });
+    record({ section, figure: `server RSS holding ${scale.concurrentWaiters} waiters`, value: heldRss / 2 ** 20, unit: 'MB', target: 150, better: 'lower' });
     record({
       section,
       figure: 'server CPU while they wait',
@@ -222,40 +242,60 @@ async function concurrentWaiters(scale: Scale): Promise<void> {
   }
 }
 
-async function createsPerSecond(target: BenchProcess, seconds: number): Promise<number> {
-  const result = await autocannon({
-    url: `${target.url}/reviews`,
-    method: 'POST',
-    connections: 10,
-    duration: seconds,
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(reviewBody(1)),
-  });
-  const failed = result.non2xx + result.errors + result.timeouts;
-  if (failed > 0) throw new Error(`${target.url}: ${failed} creates failed under load`);
-  return result.requests.average;
+interface CreateLoad {
+  perSecond: number;
+  cpuMsPerCreate: number;
+}
+
+/** POST /reviews from 10 connections shared out over `targets`, and the CPU time their processes spent per create. */
+async function createLoad(targets: BenchProcess[], seconds: number): Promise<CreateLoad> {
+  const cpuBefore = targets.map((target) => cpuSeconds(target.pid));
+  const results = await Promise.all(
+    targets.map((target) =>
+      autocannon({
+        url: `${target.url}/reviews`,
+        method: 'POST',
+        connections: 10 / targets.length,
+        duration: seconds,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(reviewBody(1)),
+      }),
+    ),
+  );
+  const cpuSpent = targets.reduce((sum, target, i) => sum + cpuSeconds(target.pid) - cpuBefore[i], 0);
+  const failed = results.reduce((sum, result) => sum + result.non2xx + result.errors + result.timeouts, 0);
+  if (failed > 0) throw new Error(`${failed} creates failed under load`);
+  const created = results.reduce((sum, result) => sum + result['2xx'], 0);
+  return { perSecond: results.reduce((sum, result) => sum + result.requests.average, 0), cpuMsPerCreate: (cpuSpent * 1000) / created };
+}
+
+function recordLoads(section: string, figure: string, loads: CreateLoad[]): { perSecond: number; cpuMsPerCreate: number } {
+  const perSecond = median(loads.map((load) => load.perSecond));
+  const cpuMsPerCreate = median(loads.map((load) => load.cpuMsPerCreate));
+  record({ section, figure, value: perSecond, unit: 'req/s', target: null, better: null, note: `median of ${loads.map((load) => Math.round(load.perSecond)).join(', ')}` });
+  record({ section, figure: `${figure}: CPU per create`, value: cpuMsPerCreate, unit: 'ms', target: null, better: null });
+  return { perSecond, cpuMsPerCreate };
 }
 
 async function createThroughput(scale: Scale): Promise<void> {
   console.log(`\n3. Create throughput: POST /reviews for ${scale.throughputSeconds} s, 10 connections, ${scale.throughputRounds} round(s) each, alternating`);
-  const greenlightRates: number[] = [];
-  const baselineRates: number[] = [];
+  const greenlightLoads: CreateLoad[] = [];
+  const baselineLoads: CreateLoad[] = [];
   for (let round = 0; round < scale.throughputRounds; round += 1) {
     const dir = tempDir('throughput');
     try {
       const greenlight = await startGreenlight(dir);
       try {
-        greenlightRates.push(await createsPerSecond(greenlight, scale.throughputSeconds));
+        greenlightLoads.push(await createLoad([greenlight], scale.throughputSeconds));
       } finally {
         await greenlight.stop();
       }
       // The same kind of file: Greenlight's schema, freshly migrated, in the same directory.
       const baselineDir = tempDir('baseline');
-      const migrated = await startGreenlight(baselineDir);
-      await migrated.stop();
+      await migrate(baselineDir);
       const baseline = await startBaseline(path.join(baselineDir, 'greenlight.db'));
       try {
-        baselineRates.push(await createsPerSecond(baseline, scale.throughputSeconds));
+        baselineLoads.push(await createLoad([baseline], scale.throughputSeconds));
       } finally {
         await baseline.stop();
         fs.rmSync(baselineDir, { recursive: true, force: true });
@@ -264,43 +304,51 @@ async function createThroughput(scale: Scale): Promise<void> {
       fs.rmSync(dir, { recursive: true, force: true });
     }
   }
-  const greenlight = median(greenlightRates);
-  const baseline = median(baselineRates);
   const section = 'Create throughput';
-  record({ section, figure: 'Greenlight POST /reviews', value: greenlight, unit: 'req/s', target: null, better: null, note: `median of ${greenlightRates.map(Math.round).join(', ')}` });
-  record({ section, figure: 'bare Express + sqlite3 insert', value: baseline, unit: 'req/s', target: null, better: null, note: `median of ${baselineRates.map(Math.round).join(', ')}` });
-  record({ section, figure: 'Greenlight / bare', value: greenlight / baseline, unit: '×', target: 0.5, better: 'higher' });
+  const greenlight = recordLoads(section, 'Greenlight POST /reviews', greenlightLoads);
+  const baseline = recordLoads(section, 'bare Express + sqlite3 insert', baselineLoads);
+  record({ section, figure: 'Greenlight / bare', value: greenlight.perSecond / baseline.perSecond, unit: '×', target: 1, better: 'higher' });
+}
+
+/** GET latencies of the reads a reviewer and an agent make, against a server holding `seeded` reviews. */
+async function measureReads(section: string, url: string, seeded: number, samplesPerRead: number): Promise<void> {
+  const pending = await pendingCount(url);
+  const pages = Math.max(1, Math.floor(pending / 20));
+  const randomPage = (): number => 1 + Math.floor(Math.random() * pages);
+  const randomId = (): number => 1 + Math.floor(Math.random() * seeded);
+  const reads: Array<[string, () => string]> = [
+    ['GET /stats', () => '/stats'],
+    ['GET /reviews?status=pending&page=<random>', () => `/reviews?status=pending&page=${randomPage()}`],
+    ['GET /reviews?status=pending&sort=priority&page_size=100 (the queue)', () => '/reviews?status=pending&sort=priority&page_size=100'],
+    ['GET /reviews (newest first)', () => '/reviews'],
+    ['GET /reviews/<random id>', () => `/reviews/${randomId()}`],
+  ];
+  for (const [name, pathOf] of reads) {
+    for (let warm = 0; warm < 3; warm += 1) await timed(`${url}${pathOf()}`);
+    const samples: number[] = [];
+    for (let i = 0; i < samplesPerRead; i += 1) samples.push(await timed(`${url}${pathOf()}`));
+    record({ section, figure: `${name}, p50`, value: percentile(samples, 50), unit: 'ms', target: null, better: null });
+    record({ section, figure: `${name}, p99`, value: percentile(samples, 99), unit: 'ms', target: 50, better: 'lower' });
+  }
+}
+
+/** Starts Greenlight once on an empty database, so that its migrations create the schema, and stops it. */
+async function migrate(dir: string, options: GreenlightOptions = {}): Promise<void> {
+  const migrated = await startGreenlight(dir, options);
+  await migrated.stop();
 }
 
 async function readsAtScale(scale: Scale): Promise<void> {
   console.log(`\n4. Reads at scale: ${scale.seededReviews.toLocaleString('en')} reviews stored`);
   const dir = tempDir('reads');
   try {
-    const migrated = await startGreenlight(dir);
-    await migrated.stop();
+    await migrate(dir);
     const seedStarted = performance.now();
     await seedReviews(path.join(dir, 'greenlight.db'), { count: scale.seededReviews, pendingEvery: 10, now: Date.now() });
     console.log(`  (seeded in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s)`);
     const server = await startGreenlight(dir);
     try {
-      const pending = await pendingCount(server.url);
-      const pages = Math.max(1, Math.floor(pending / 20));
-      const randomPage = (): number => 1 + Math.floor(Math.random() * pages);
-      const randomId = (): number => 1 + Math.floor(Math.random() * scale.seededReviews);
-      const reads: Array<[string, () => string]> = [
-        ['GET /stats', () => '/stats'],
-        ['GET /reviews?status=pending&page=<random>', () => `/reviews?status=pending&page=${randomPage()}`],
-        ['GET /reviews?status=pending&sort=priority&page_size=100 (the queue)', () => '/reviews?status=pending&sort=priority&page_size=100'],
-        ['GET /reviews (newest first)', () => '/reviews'],
-        ['GET /reviews/<random id>', () => `/reviews/${randomId()}`],
-      ];
-      for (const [name, pathOf] of reads) {
-        for (let warm = 0; warm < 3; warm += 1) await timed(`${server.url}${pathOf()}`);
-        const samples: number[] = [];
-        for (let i = 0; i < scale.readSamples; i += 1) samples.push(await timed(`${server.url}${pathOf()}`));
-        record({ section: 'Reads at scale', figure: `${name}, p50`, value: percentile(samples, 50), unit: 'ms', target: null, better: null });
-        record({ section: 'Reads at scale', figure: `${name}, p99`, value: percentile(samples, 99), unit: 'ms', target: 50, better: 'lower' });
-      }
+      await measureReads('Reads at scale', server.url, scale.seededReviews, scale.readSamples);
     } finally {
       await server.stop();
     }
@@ -319,8 +367,7 @@ async function dashboard(scale: Scale): Promise<void> {
   }
   const dir = tempDir('dashboard');
   try {
-    const migrated = await startGreenlight(dir);
-    await migrated.stop();
+    await migrate(dir);
     await seedReviews(path.join(dir, 'greenlight.db'), { count: scale.queueReviews, pendingEvery: 1, now: Date.now() });
     const server = await startGreenlight(dir, { dashboard: true });
     try {
@@ -334,12 +381,92 @@ async function dashboard(scale: Scale): Promise<void> {
   }
 }
 
+/**
+ * `processes` Greenlight API processes on one new PostgreSQL database, each in a data directory
+ * of its own as on separate machines; `prepare` runs on the database before they start.
+ * Where there is no PostgreSQL, records why under `section` instead.
+ */
+async function onPostgres(
+  section: string,
+  processes: number,
+  work: (servers: BenchProcess[]) => Promise<void>,
+  prepare: (databaseUrl: string) => Promise<void> = async () => {},
+): Promise<void> {
+  const unavailable = await postgresUnavailable();
+  if (unavailable) {
+    record({ section, figure: 'PostgreSQL', value: null, unit: '', target: null, better: null, note: `skipped: ${unavailable}` });
+    return;
+  }
+  await withBenchDatabase(async (databaseUrl) => {
+    const dirs: string[] = [];
+    const servers: BenchProcess[] = [];
+    try {
+      await prepare(databaseUrl);
+      for (let i = 0; i < processes; i += 1) {
+        dirs.push(tempDir('postgres'));
+        servers.push(await startGreenlight(dirs[i], { databaseUrl }));
+      }
+      await work(servers);
+    } finally {
+      for (const server of servers) await server.stop();
+      for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+}
+
+async function postgresDelivery(scale: Scale): Promise<void> {
+  console.log(`\n6. PostgreSQL decision delivery: ${scale.latencyWaiters} agents blocked across two API processes, each decided through the other`);
+  await onPostgres('PostgreSQL delivery (2 processes)', 2, (servers) => measureDelivery('PostgreSQL delivery (2 processes)', servers, scale.latencyWaiters, 20));
+}
+
+async function postgresThroughput(scale: Scale): Promise<void> {
+  console.log(`\n7. PostgreSQL create throughput: one and two API processes, 10 connections in all, ${scale.throughputRounds} round(s) each, alternating`);
+  const section = 'PostgreSQL create throughput';
+  const loads = new Map<number, CreateLoad[]>([
+    [1, []],
+    [2, []],
+  ]);
+  for (let round = 0; round < scale.throughputRounds; round += 1) {
+    for (const [processes, measured] of loads) {
+      await onPostgres(section, processes, async (servers) => void measured.push(await createLoad(servers, scale.throughputSeconds)));
+    }
+  }
+  if (loads.get(1)!.length === 0) return;
+  const one = recordLoads(section, 'POST /reviews, 1 API process', loads.get(1)!);
+  const two = recordLoads(section, 'POST /reviews, 2 API processes', loads.get(2)!);
+  record({ section, figure: '2 processes / 1 process', value: two.perSecond / one.perSecond, unit: '×', target: null, better: null, note: `on ${os.cpus().length} cores shared with PostgreSQL and the load generator` });
+}
+
+async function postgresReads(scale: Scale): Promise<void> {
+  console.log(`\n8. PostgreSQL reads at scale: ${scale.seededReviews.toLocaleString('en')} reviews stored`);
+  const section = 'PostgreSQL reads at scale';
+  await onPostgres(
+    section,
+    1,
+    ([server]) => measureReads(section, server.url, scale.seededReviews, scale.readSamples),
+    async (databaseUrl) => {
+      const dir = tempDir('postgres-migrate');
+      try {
+        await migrate(dir, { databaseUrl });
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+      const seedStarted = performance.now();
+      await seedReviews(databaseUrl, { count: scale.seededReviews, pendingEvery: 10, now: Date.now() });
+      console.log(`  (seeded in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s)`);
+    },
+  );
+}
+
 const SECTIONS: Record<string, (scale: Scale) => Promise<void>> = {
   delivery: decisionDelivery,
   waiters: concurrentWaiters,
   throughput: createThroughput,
   reads: readsAtScale,
   dashboard,
+  'pg-delivery': postgresDelivery,
+  'pg-throughput': postgresThroughput,
+  'pg-reads': postgresReads,
 };
 
 function printTable(): void {

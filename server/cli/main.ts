@@ -5,6 +5,7 @@ import { ConfigError } from '../config/settings';
 import { packageVersion } from '../package-info';
 import { CliError } from './errors';
 import type { McpOptions } from './mcp';
+import { holdYoungGeneration } from './heap';
 
 function integerText(value: string): string {
   if (!/^\d+$/.test(value)) throw new InvalidArgumentError('must be a whole number');
@@ -57,7 +58,10 @@ function buildProgram(): Command {
     .option('--allow-unauthenticated-network', 'listen on a non-loopback --host with enable_auth false (anyone on the network could decide reviews)')
     .option('--workers <n>', 'run the API in n processes sharing the port (PostgreSQL only)', workerCount)
     // Loaded on use: the server's modules take a second to load, which `--help` need not pay.
-    .action(async (options) => (await import('./start.js')).runStart(options));
+    .action(async (options) => {
+      holdYoungGeneration();
+      return (await import('./start.js')).runStart(options);
+    });
 
   program
     .command('mcp')

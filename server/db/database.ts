@@ -1,4 +1,4 @@
-import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
+import type { Sequelize, Transaction } from 'sequelize';
 import { type DiskSpace, isOutOfSpace } from './disk-space';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -14,6 +14,11 @@ export interface Database {
    * writes take turns in this process (possibly sharing a commit, each in a savepoint of its own).
    */
   write<T>(work: (transaction: Transaction) => Promise<T>): Promise<T>;
+  /**
+   * Runs an INSERT of one row (`$name` parameters) in `transaction` and returns the row's id:
+   * the statement every create runs, so each database runs it its cheapest way.
+   */
+  insertReturningId(sql: string, bind: Record<string, unknown>, transaction: Transaction): Promise<number>;
   /** Resolves when the database answers a trivial query. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -41,14 +46,4 @@ export function watchedWrites(
       throw error;
     }
   };
-}
-
-/** Runs an INSERT of one row and returns its id: SQLite reports it itself, PostgreSQL when asked to. */
-export async function insertReturningId(db: Database, sql: string, bind: Record<string, unknown>, transaction: Transaction): Promise<number> {
-  if (db.dialect === 'sqlite') {
-    const [id] = await db.sequelize.query(sql, { bind, type: QueryTypes.INSERT, transaction });
-    return id as unknown as number;
-  }
-  const [rows] = await db.sequelize.query(`${sql} RETURNING id`, { bind, type: QueryTypes.INSERT, transaction });
-  return Number((rows as unknown as Array<{ id: number }>)[0].id);
 }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { QueryTypes, type Transaction } from 'sequelize';
 import type { DomainEvent, EventPayloads, EventType, PublishedEvent } from '../domain/events';
 import type { Scope } from '../domain/ports';
-import { type Database, insertReturningId } from './database';
+import type { Database } from './database';
 import { scopeSql } from './scope';
 
 const INSERT_EVENT = 'INSERT INTO outbox (organization_id, type, review_id, payload, created_at) VALUES ($organization_id, $type, $review_id, $payload, $created_at)';
@@ -51,7 +51,7 @@ export class Outbox {
     const stored: PublishedEvent[] = [];
     for (const event of events) {
       const row = { organization_id: event.organization_id, type: event.type, review_id: event.review_id, payload: JSON.stringify(event.payload), created_at: now };
-      stored.push({ ...event, id: await insertReturningId(this.db, INSERT_EVENT, row, transaction) } as PublishedEvent);
+      stored.push({ ...event, id: await this.db.insertReturningId(INSERT_EVENT, row, transaction) } as PublishedEvent);
     }
     if (stored.length > 0 && this.db.dialect === 'postgres') {
       // Delivered by PostgreSQL when, and only if, the transaction commits.

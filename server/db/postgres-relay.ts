@@ -33,6 +33,8 @@ export class PostgresEventRelay {
   private stopped = false;
   private lostAt: number | null = null;
   private pending: Promise<void> = Promise.resolve();
+  /** Ids named by notifications, for the read that is queued next. */
+  private unread: number[] = [];
   private readonly clock: () => number;
 
   constructor(private readonly options: RelayOptions) {
@@ -64,8 +66,18 @@ export class PostgresEventRelay {
     const [origin, list] = payload.split(' ');
     if (origin === this.options.outbox.origin || !list) return;
     const ids = list.split(',').map(Number).filter((id) => !this.published.has(id));
-    // One read at a time, in the order the notifications came: events reach the feed in commit order.
-    this.pending = this.pending.then(() => this.publishRead(() => this.options.outbox.byIds(ids)));
+    if (ids.length === 0) return;
+    const readQueued = this.unread.length > 0;
+    this.unread.push(...ids);
+    if (readQueued) return;
+    // One read at a time, in the order the notifications came: events reach the feed in commit
+    // order. Notifications that arrive while a read waits its turn join it, so a burst of
+    // another process's creates costs one query here, not one per event.
+    this.pending = this.pending.then(() => {
+      const batch = this.unread;
+      this.unread = [];
+      return this.publishRead(() => this.options.outbox.byIds(batch));
+    });
   }
 
   private async publishRead(read: () => Promise<PublishedEvent[]>): Promise<void> {

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { Sequelize } from 'sequelize';
+import { QueryTypes, Sequelize } from 'sequelize';
 import { type Database, type OpenOptions, watchedWrites } from './database';
 
 /**
@@ -39,6 +39,10 @@ export function openPostgres(url: string, options: OpenOptions = {}): Database {
     dialect: 'postgres',
     location: withoutPassword(url),
     write: watchedWrites((work) => sequelize.transaction(work), options.diskSpace),
+    insertReturningId: async (sql, bind, transaction) => {
+      const [rows] = await sequelize.query(`${sql} RETURNING id`, { bind, type: QueryTypes.INSERT, transaction });
+      return Number((rows as unknown as Array<{ id: number | string }>)[0].id);
+    },
     ping: async () => {
       await sequelize.query('SELECT 1');
     },

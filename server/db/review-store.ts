@@ -1,6 +1,6 @@
 import { literal, Op, type Order, QueryTypes, type Transaction, UniqueConstraintError, type WhereOptions } from 'sequelize';
 import { URGENCY_RANK_SQL } from './migrations/0004-queue-order';
-import { type Database, type Dialect, insertReturningId } from './database';
+import type { Database, Dialect } from './database';
 import type { DecisionRow, Models, ReviewRow } from './models';
 import { isoTime } from './time';
 import { scopeSql, scopeWhere } from './scope';
@@ -82,7 +82,7 @@ export class ReviewStore implements ReviewRepository {
       decided_at: autoDecision ? review.created_at : null,
     };
     // The hot path of every create: one plain INSERT, not a model instance built, validated and read back.
-    const id = await insertReturningId(this.db, INSERT_REVIEW, row, transaction);
+    const id = await this.db.insertReturningId(INSERT_REVIEW, row, transaction);
     if (claim) await this.recordClaim(claim, id, row.organization_id, review.created_at, transaction);
     if (!autoDecision) return toReviewRecord({ id, ...row }, null);
     const decision = await this.models.Decision.create(

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { QueryTypes, type Transaction } from 'sequelize';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -105,5 +106,19 @@ describe('Database.write', () => {
     db = openDatabaseFile(file);
     expect(outcomes.filter((outcome) => outcome.status === 'rejected')).toEqual([]);
     expect(await readCommitted('SELECT COUNT(*) AS count FROM entries')).toEqual([{ count: 100 }]);
+  });
+
+  it('inserts through prepared statements with their ids, rolls a failing one back alone, and still closes the file cleanly', async () => {
+    const prepared = (label: string | null) => (transaction: Transaction) => db.insertReturningId('INSERT INTO entries (label) VALUES ($label)', { label }, transaction);
+    const outcomes = await Promise.allSettled([...labels(30), 'entry 3', null].map((label) => db.write(prepared(label))));
+
+    const ids = outcomes.slice(0, 30).map((outcome) => (outcome as PromiseFulfilledResult<number>).value);
+    expect(outcomes.slice(30).map((outcome) => outcome.status)).toEqual(['rejected', 'rejected']);
+    expect(await readCommitted('SELECT id, label FROM entries ORDER BY id')).toEqual(labels(30).map((label, i) => ({ id: ids[i], label })));
+    // SQLite refuses to close a connection with statements left unfinalized; closed cleanly, the
+    // last connection folds the write-ahead log into the file and removes it.
+    await db.close();
+    expect(fs.existsSync(`${file}-wal`)).toBe(false);
+    db = openDatabaseFile(file);
   });
 });

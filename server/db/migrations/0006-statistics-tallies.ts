@@ -22,56 +22,75 @@ const COUNTED = [...KEY, 'confidence_score', 'created_at', 'decided_at'];
 type Row = 'NEW' | 'OLD';
 type Dialect = 'sqlite' | 'postgres';
 
-/** `a IS b` is SQLite's null-safe equality; PostgreSQL spells it `IS NOT DISTINCT FROM`. */
-const same = (dialect: Dialect): string => (dialect === 'sqlite' ? 'IS' : 'IS NOT DISTINCT FROM');
-const sameKey = (dialect: Dialect, row: Row): string => KEY.map((column) => `${column} ${same(dialect)} ${row}.${column}`).join(' AND ');
-const sameDay = (dialect: Dialect, row: Row): string =>
-  `organization_id ${same(dialect)} ${row}.organization_id AND day = ${row}.decided_at / ${DAY_MS} AND status = ${row}.status`;
+/** `a IS b` is SQLite's null-safe equality, and can use an index. */
+const sameKey = (row: Row): string => KEY.map((column) => `${column} IS ${row}.${column}`).join(' AND ');
+const sameDay = (row: Row): string => `organization_id IS ${row}.organization_id AND day = ${row}.decided_at / ${DAY_MS} AND status = ${row}.status`;
 const oneIf = (condition: string): string => `(CASE WHEN ${condition} THEN 1 ELSE 0 END)`;
 
-function tallyChange(dialect: Dialect, row: Row, sign: '+' | '-'): string {
+function tallyChange(row: Row, sign: '+' | '-'): string {
   return `UPDATE review_tallies
              SET reviews = reviews ${sign} 1,
                  confidence_sum = confidence_sum ${sign} COALESCE(${row}.confidence_score, 0),
                  confidence_count = confidence_count ${sign} ${oneIf(`${row}.confidence_score IS NOT NULL`)},
                  decided = decided ${sign} ${oneIf(`${row}.decided_at IS NOT NULL`)},
                  decision_ms_sum = decision_ms_sum ${sign} COALESCE(${row}.decided_at - ${row}.created_at, 0)
-           WHERE ${sameKey(dialect, row)};
-          UPDATE decision_days SET decisions = decisions ${sign} 1 WHERE ${row}.decided_at IS NOT NULL AND ${sameDay(dialect, row)};`;
+           WHERE ${sameKey(row)};
+          UPDATE decision_days SET decisions = decisions ${sign} 1 WHERE ${row}.decided_at IS NOT NULL AND ${sameDay(row)};`;
+}
+
+/** Adds a review's contribution (SQLite), creating its tally rows the first time their combination appears. */
+function add(row: Row): string {
+  return `INSERT INTO review_tallies (${KEY.join(', ')})
+            SELECT ${KEY.map((column) => `${row}.${column}`).join(', ')}
+             WHERE NOT EXISTS (SELECT 1 FROM review_tallies WHERE ${sameKey(row)});
+          INSERT INTO decision_days (organization_id, day, status)
+            SELECT ${row}.organization_id, ${row}.decided_at / ${DAY_MS}, ${row}.status
+             WHERE ${row}.decided_at IS NOT NULL AND NOT EXISTS (SELECT 1 FROM decision_days WHERE ${sameDay(row)});
+          ${tallyChange(row, '+')}`;
 }
 
 /**
- * Adds a review's contribution, creating its tally rows the first time their combination
- * appears. On PostgreSQL two transactions can meet a new combination at once: a unique index
- * makes the second wait for the first and then find its row (ON CONFLICT), so a combination
- * never has two rows that an update would both count into.
+ * Adds (`+`) or removes (`-`) a review's contribution on PostgreSQL, as one upsert per table
+ * through the unique indexes. \`IS NOT DISTINCT FROM\` cannot use an index, so the statements
+ * SQLite runs would scan the tallies, and every version of their rows that updates leave
+ * behind until a vacuum, on every write. Two transactions meeting a new combination at once
+ * meet at the unique index: the second waits for the first and then adds to its row.
  */
-function add(dialect: Dialect, row: Row): string {
-  const onConflict = dialect === 'postgres' ? ' ON CONFLICT DO NOTHING' : '';
-  return `INSERT INTO review_tallies (${KEY.join(', ')})
-            SELECT ${KEY.map((column) => `${row}.${column}`).join(', ')}
-             WHERE NOT EXISTS (SELECT 1 FROM review_tallies WHERE ${sameKey(dialect, row)})${onConflict};
-          INSERT INTO decision_days (organization_id, day, status)
-            SELECT ${row}.organization_id, ${row}.decided_at / ${DAY_MS}, ${row}.status
-             WHERE ${row}.decided_at IS NOT NULL AND NOT EXISTS (SELECT 1 FROM decision_days WHERE ${sameDay(dialect, row)})${onConflict};
-          ${tallyChange(dialect, row, '+')}`;
+function upsertContribution(row: Row, sign: '+' | '-'): string {
+  const signed = (value: string): string => `${sign}(${value})`;
+  const key = KEY.join(', ');
+  return `INSERT INTO review_tallies (${key}, reviews, confidence_sum, confidence_count, decided, decision_ms_sum)
+            VALUES (${KEY.map((column) => `${row}.${column}`).join(', ')}, ${signed('1')}, ${signed(`COALESCE(${row}.confidence_score, 0)`)},
+                    ${signed(oneIf(`${row}.confidence_score IS NOT NULL`))}, ${signed(oneIf(`${row}.decided_at IS NOT NULL`))},
+                    ${signed(`COALESCE(${row}.decided_at - ${row}.created_at, 0)`)})
+            ON CONFLICT (${key}) DO UPDATE SET
+              reviews = review_tallies.reviews + EXCLUDED.reviews,
+              confidence_sum = review_tallies.confidence_sum + EXCLUDED.confidence_sum,
+              confidence_count = review_tallies.confidence_count + EXCLUDED.confidence_count,
+              decided = review_tallies.decided + EXCLUDED.decided,
+              decision_ms_sum = review_tallies.decision_ms_sum + EXCLUDED.decision_ms_sum;
+          IF ${row}.decided_at IS NOT NULL THEN
+            INSERT INTO decision_days (organization_id, day, status, decisions)
+              VALUES (${row}.organization_id, ${row}.decided_at / ${DAY_MS}, ${row}.status, ${signed('1')})
+              ON CONFLICT (day, organization_id, status) DO UPDATE SET decisions = decision_days.decisions + EXCLUDED.decisions;
+          END IF;`;
 }
 
-const subtract = (dialect: Dialect, row: Row): string => tallyChange(dialect, row, '-');
+const subtract = (row: Row): string => tallyChange(row, '-');
 
 async function createTriggers(run: (sql: string) => Promise<unknown>, dialect: Dialect): Promise<void> {
   if (dialect === 'sqlite') {
-    await run(`CREATE TRIGGER reviews_tally_insert AFTER INSERT ON reviews BEGIN ${add(dialect, 'NEW')} END`);
-    await run(`CREATE TRIGGER reviews_tally_update AFTER UPDATE OF ${COUNTED.join(', ')} ON reviews BEGIN ${subtract(dialect, 'OLD')} ${add(dialect, 'NEW')} END`);
-    await run(`CREATE TRIGGER reviews_tally_delete AFTER DELETE ON reviews BEGIN ${subtract(dialect, 'OLD')} END`);
+    await run(`CREATE TRIGGER reviews_tally_insert AFTER INSERT ON reviews BEGIN ${add('NEW')} END`);
+    await run(`CREATE TRIGGER reviews_tally_update AFTER UPDATE OF ${COUNTED.join(', ')} ON reviews BEGIN ${subtract('OLD')} ${add('NEW')} END`);
+    await run(`CREATE TRIGGER reviews_tally_delete AFTER DELETE ON reviews BEGIN ${subtract('OLD')} END`);
     return;
   }
   await run(`CREATE UNIQUE INDEX review_tallies_unique ON review_tallies (${KEY.join(', ')}) NULLS NOT DISTINCT`);
   await run(`CREATE UNIQUE INDEX decision_days_unique ON decision_days (day, organization_id, status) NULLS NOT DISTINCT`);
   await run(`CREATE FUNCTION reviews_tally() RETURNS trigger LANGUAGE plpgsql AS $$
              BEGIN
-               IF TG_OP IN ('UPDATE', 'DELETE') THEN ${subtract(dialect, 'OLD')} END IF;
-               IF TG_OP IN ('INSERT', 'UPDATE') THEN ${add(dialect, 'NEW')} END IF;
+               IF TG_OP IN ('UPDATE', 'DELETE') THEN ${upsertContribution('OLD', '-')} END IF;
+               IF TG_OP IN ('INSERT', 'UPDATE') THEN ${upsertContribution('NEW', '+')} END IF;
                RETURN NULL;
              END $$`);
   await run(`CREATE TRIGGER reviews_tally AFTER INSERT OR UPDATE OF ${COUNTED.join(', ')} OR DELETE ON reviews FOR EACH ROW EXECUTE FUNCTION reviews_tally()`);
