@@ -10,12 +10,14 @@ import { oneAtATime } from './db/one-at-a-time';
 import { Outbox } from './db/outbox';
 import { AttachmentStore } from './db/attachment-store';
 import { FeedbackStore } from './db/feedback-store';
+import { OrganizationStore } from './db/organization-store';
 import { ReviewStore } from './db/review-store';
 import { StatisticsQuery } from './db/statistics-query';
 import { DatabaseUnitOfWork } from './db/unit-of-work';
 import { AttachmentService } from './domain/attachments';
 import { EventFeed } from './domain/events';
 import { FeedbackService } from './domain/feedback';
+import { OrganizationService } from './domain/organizations';
 import { ReviewService } from './domain/reviews';
 import { StatisticsService } from './domain/statistics';
 import { DecisionWaiters } from './domain/waiters';
@@ -47,6 +49,8 @@ export interface Services {
   attachments: AttachmentService;
   files: AttachmentFiles;
   statistics: StatisticsService;
+  /** Organizations and their API keys (served in the hosted edition). */
+  organizations: OrganizationService;
   /** The review policy in force. */
   policy(): Policy;
   /** Puts a reloaded policy in force for new reviews and the next expiries; waiting agents are untouched. */
@@ -84,6 +88,7 @@ export async function openServices(config: Config, log: Logger, clock: () => num
   const attachments = new AttachmentService({ attachments: attachmentStore, reviews: reviewStore, files, unitOfWork, limits, clock });
   const feedback = new FeedbackService(new FeedbackStore(models), reviewStore, unitOfWork, clock);
   const statistics = new StatisticsService(new StatisticsQuery(db.sequelize), clock);
+  const organizations = new OrganizationService({ organizations: new OrganizationStore(db), unitOfWork, clock });
   const expiry = new ReviewExpiry({ store: reviewStore, oneAtATime: exclusive, reviews, feed, policy: currentPolicy, log, clock });
   await expiry.start();
   const relay = db.dialect === 'postgres' ? await relayFromOtherProcesses(config.database_url, outbox, feed, reviews, log) : undefined;
@@ -98,6 +103,7 @@ export async function openServices(config: Config, log: Logger, clock: () => num
     attachments,
     files,
     statistics,
+    organizations,
     policy: currentPolicy,
     replacePolicy: (next) => {
       policy = next;
@@ -180,13 +186,14 @@ export class PortInUseError extends Error {
  */
 function exposureOf(config: Config, hostKey: 'api_host' | 'dashboard_host'): Exposure {
   const loopbackOnly = isLoopback(config[hostKey]);
-  if (!loopbackOnly && !config.enable_auth && !config.allow_unauthenticated_network) {
+  const authenticated = config.enable_auth || config.edition === 'hosted';
+  if (!loopbackOnly && !authenticated && !config.allow_unauthenticated_network) {
     throw new ConfigError(
       `${hostKey} is ${config[hostKey]}, which other machines can reach, and enable_auth is false: anyone on the network could read and decide reviews. ` +
         'Turn on enable_auth with an api_key, bind to 127.0.0.1, or accept the risk with allow_unauthenticated_network: true (--allow-unauthenticated-network)',
     );
   }
-  return { loopbackOnly, authenticated: config.enable_auth, allowedHosts: config.allowed_hosts };
+  return { loopbackOnly, authenticated, allowedHosts: config.allowed_hosts };
 }
 
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
@@ -212,6 +219,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     eventStreams,
     mcpSessions,
     apiKey: config.enable_auth ? config.api_key : undefined,
+    hosted: config.edition === 'hosted' ? { organizations: services.organizations, operatorKey: config.operator_key } : undefined,
     exposure,
     rateLimitPerMinute: config.rate_limit_per_minute,
     pingDatabase: services.db.ping,

@@ -1,9 +1,10 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { CONFIG_FILE_NAME } from '../config/load';
 import { REVIEW_STATUSES } from '../domain/records';
-import { ConfigError } from '../config/settings';
+import { ConfigError, EDITIONS } from '../config/settings';
 import { packageVersion } from '../package-info';
 import { CliError } from './errors';
+import type { InitOptions } from './init';
 import type { McpOptions } from './mcp';
 import { holdYoungGeneration } from './heap';
 
@@ -44,7 +45,8 @@ function buildProgram(): Command {
     .description('write a commented configuration file with every setting at its default')
     .option('--path <file>', 'where to write it', CONFIG_FILE_NAME)
     .option('--force', 'overwrite an existing file')
-    .action(async (options: { path: string; force?: boolean }) => (await import('./init.js')).runInit(options, process.stdout));
+    .addOption(new Option('--edition <edition>', 'the edition the file configures').choices(EDITIONS).default('self-hosted'))
+    .action(async (options: InitOptions) => (await import('./init.js')).runInit(options, process.stdout));
 
   program
     .command('start')
@@ -82,6 +84,15 @@ function buildProgram(): Command {
     .description('check the configuration, the database and the running API; exit code 0 only when all are healthy')
     .addOption(configOption())
     .action(async (options: { config?: string }) => (await import('./status.js')).runStatus(options, process.stdout));
+
+  program
+    .command('org')
+    .description('organizations of the hosted edition')
+    .command('create')
+    .description('create an organization in the configured database and print its first admin API key (shown once)')
+    .addOption(configOption())
+    .requiredOption('--name <name>', 'the organization\'s name')
+    .action(async (options: { config?: string; name: string }) => (await import('./org.js')).runOrgCreate(options, process.stdout));
 
   program
     .command('logs')

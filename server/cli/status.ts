@@ -78,7 +78,8 @@ async function checkApi(config: Config): Promise<{ check: Check; health: HealthR
       });
       if (probe.status === 401) return { name: 'api', ok: false, detail: `${url} is up but refuses the configured api_key` };
     }
-    return { name: 'api', ok: true, detail: `${url} (version ${body.version ?? 'unknown'}, authentication ${config.enable_auth ? 'on' : 'off'})` };
+    const authentication = config.edition === 'hosted' ? "organizations' API keys" : config.enable_auth ? 'on' : 'off';
+    return { name: 'api', ok: true, detail: `${url} (version ${body.version ?? 'unknown'}, authentication ${authentication})` };
   };
   try {
     return { check: await check(), health };
@@ -95,6 +96,7 @@ export async function runStatus(options: { config?: string }, out: NodeJS.Writab
   const api = await checkApi(config);
   const checks: Check[] = [
     { name: 'config', ok: true, detail: file ?? 'no config file; defaults and GREENLIGHT_* variables' },
+    { name: 'edition', ok: true, detail: config.edition },
     ...(await checkDatabase(config)),
     await checkDisk(config, api.health),
     api.check,

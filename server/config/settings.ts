@@ -7,7 +7,14 @@
 import { compilePolicy, NO_POLICY, type Policy } from '../domain/policy';
 import { RuleError } from '../domain/routing-rules';
 
+export const EDITIONS = ['self-hosted', 'hosted'] as const;
+export type Edition = (typeof EDITIONS)[number];
+
 export interface Config {
+  /** Self-hosted: one installation, one optional key. Hosted: organizations, each with its own API keys. */
+  edition: Edition;
+  /** Hosted: the credential that may create organizations. */
+  operator_key: string;
   api_host: string;
   api_port: number;
   dashboard_host: string;
@@ -92,6 +99,14 @@ function text(options: { allowEmpty: boolean }) {
 
 const port = integerIn(1, 65535);
 
+function oneOf<T extends string>(choices: readonly T[]) {
+  return (key: ConfigKey) =>
+    (raw: unknown, origin: ValueOrigin): T => {
+      if (typeof raw !== 'string' || !choices.includes(raw.trim() as T)) throw invalid(key, `one of ${choices.join(', ')}`, raw, origin);
+      return raw.trim() as T;
+    };
+}
+
 function url(key: ConfigKey) {
   return (raw: unknown, origin: ValueOrigin): string => {
     const value = text({ allowEmpty: true })(key)(raw, origin);
@@ -161,6 +176,8 @@ function setting<K extends ConfigKey>(
 }
 
 export const SETTINGS = [
+  setting('edition', 'self-hosted', 'self-hosted (one installation; optional api_key) or hosted (organizations with their own API keys; see the README).', oneOf(EDITIONS)),
+  setting('operator_key', '', 'Hosted edition: the key that may create organizations (at least 32 characters). Prefer GREENLIGHT_OPERATOR_KEY.', text({ allowEmpty: true })),
   setting('api_host', '127.0.0.1', 'Interface the API binds to. Keep 127.0.0.1 unless other machines must reach it.', text({ allowEmpty: false })),
   setting('api_port', 8000, 'TCP port of the HTTP API.', port),
   setting('dashboard_host', '127.0.0.1', 'Interface the reviewer dashboard binds to.', text({ allowEmpty: false })),
@@ -191,6 +208,7 @@ export const SETTINGS = [
 ] as const;
 
 export const MIN_API_KEY_LENGTH = 16;
+export const MIN_OPERATOR_KEY_LENGTH = 32;
 
 /** Rules that span settings, checked once every source has been applied. */
 export function checkConsistency(config: Config): void {
@@ -199,6 +217,12 @@ export function checkConsistency(config: Config): void {
   }
   if (config.api_key !== '' && config.api_key.length < MIN_API_KEY_LENGTH) {
     throw new ConfigError(`api_key must be at least ${MIN_API_KEY_LENGTH} characters (try: openssl rand -hex 32)`);
+  }
+  if (config.operator_key !== '' && config.operator_key.length < MIN_OPERATOR_KEY_LENGTH) {
+    throw new ConfigError(`operator_key must be at least ${MIN_OPERATOR_KEY_LENGTH} characters (try: openssl rand -hex 32)`);
+  }
+  if (config.edition === 'hosted' && config.enable_auth) {
+    throw new ConfigError('enable_auth and api_key belong to the self-hosted edition; the hosted edition always requires an organization\'s API key');
   }
 }
 

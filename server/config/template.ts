@@ -1,5 +1,5 @@
 import YAML from 'yaml';
-import { SETTINGS, environmentName } from './settings';
+import { type Config, SETTINGS, environmentName } from './settings';
 
 /** A working example, switched off: reviews are neither routed nor expired until `enabled: true`. */
 const EXAMPLE_POLICY = `routing:
@@ -35,17 +35,17 @@ const EXAMPLE_POLICY = `routing:
     low: 7d
   on_expiry: reject`;
 
-/** The commented `greenlight.yaml` that `greenlight init` writes: every setting at its default. */
-export function configTemplate(): string {
+/** The commented `greenlight.yaml` that `greenlight init` writes: every setting at its default, but for `values`. */
+export function configTemplate(values: Partial<Config> = {}): string {
   const lines = [
-    '# Greenlight configuration. Every setting is shown with its default.',
+    values.edition === 'hosted' ? '# Greenlight configuration, hosted edition: set GREENLIGHT_OPERATOR_KEY, then greenlight org create.' : '# Greenlight configuration. Every setting is shown with its default.',
     '# Each one can be overridden by an environment variable GREENLIGHT_<KEY IN CAPITALS>',
     '# (for example GREENLIGHT_API_PORT=9000); command-line flags override both.',
     '',
   ];
   for (const s of SETTINGS) {
     lines.push(`# ${s.comment} (${environmentName(s.key)})`);
-    lines.push(s.key === 'routing' ? EXAMPLE_POLICY : YAML.stringify({ [s.key]: s.defaultValue }).trimEnd());
+    lines.push(s.key === 'routing' ? EXAMPLE_POLICY : YAML.stringify({ [s.key]: values[s.key] ?? s.defaultValue }).trimEnd());
     lines.push('');
   }
   return lines.join('\n');

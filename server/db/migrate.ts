@@ -8,6 +8,7 @@ import * as reviewPolicy from './migrations/0005-review-policy';
 import * as statisticsTallies from './migrations/0006-statistics-tallies';
 import * as idempotencyKeys from './migrations/0007-idempotency-keys';
 import * as outbox from './migrations/0008-outbox';
+import * as organizations from './migrations/0009-organizations';
 
 /**
  * Listed explicitly rather than globbed so the same list works from TypeScript sources,
@@ -22,6 +23,7 @@ export const MIGRATIONS = [
   { name: '0006-statistics-tallies', up: statisticsTallies.up, down: statisticsTallies.down },
   { name: '0007-idempotency-keys', up: idempotencyKeys.up, down: idempotencyKeys.down },
   { name: '0008-outbox', up: outbox.up, down: outbox.down },
+  { name: '0009-organizations', up: organizations.up, down: organizations.down },
 ];
 
 const MIGRATION_TABLE = 'schema_migrations';

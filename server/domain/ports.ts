@@ -41,7 +41,18 @@ export interface Principal {
    * its API key, never the key; empty for the anonymous local caller.
    */
   id: string;
+  /** What an organization's API key may do (hosted edition): everything in it, or an agent's part. */
+  access?: KeyScope;
 }
+
+export const KEY_SCOPES = ['admin', 'agent'] as const;
+export type KeyScope = (typeof KEY_SCOPES)[number];
+
+/** The operator's scope holds no organization's records: the operator key only creates organizations. */
+export const NO_ORGANIZATION: Scope = { organizationId: 0 };
+
+/** Whoever holds the operator key (or runs `greenlight org create` on the database's machine). */
+export const OPERATOR: Principal = { kind: 'operator', scope: NO_ORGANIZATION, id: 'operator' };
 
 /** An agent or a reviewer on this machine, where authentication is off. */
 export const ANONYMOUS_LOCAL: Principal = { kind: 'anonymous_local', scope: INSTALLATION, id: '' };
@@ -190,4 +201,48 @@ export interface Log {
 export interface OneAtATime {
   /** Runs `work` unless another process is running `task` right now; says whether it ran. */
   run(task: string, work: () => Promise<void>): Promise<boolean>;
+}
+
+/** Organizations and their API keys (hosted edition). Keys are found by the SHA-256 of the key. */
+export interface OrganizationRepository {
+  insertOrganization(tx: Tx, name: string, settings: Record<string, unknown>, now: number): Promise<OrganizationRecord>;
+  findOrganization(id: number): Promise<OrganizationRecord | null>;
+  updateOrganization(tx: Tx, id: number, changes: { name?: string; settings?: Record<string, unknown> }, now: number): Promise<OrganizationRecord | null>;
+  insertKey(tx: Tx, key: NewApiKey): Promise<ApiKeyRecord>;
+  listKeys(organizationId: number): Promise<ApiKeyRecord[]>;
+  findKey(id: number): Promise<ApiKeyRecord | null>;
+  findKeyByHash(keyHash: string): Promise<ApiKeyRecord | null>;
+  /** Marks the key revoked, unless it already is; false when there is no such key in the organization. */
+  revokeKey(tx: Tx, organizationId: number, id: number, now: number): Promise<boolean>;
+  /** Records a use of the key, outside any unit of work. */
+  touchKey(id: number, now: number): Promise<void>;
+}
+
+export interface OrganizationRecord {
+  id: number;
+  name: string;
+  settings: Record<string, unknown>;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ApiKeyRecord {
+  id: number;
+  organization_id: number;
+  name: string;
+  /** The key's first characters, for people to tell keys apart; never enough to use it. */
+  prefix: string;
+  scope: KeyScope;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+export interface NewApiKey {
+  organization_id: number;
+  name: string;
+  prefix: string;
+  key_hash: string;
+  scope: KeyScope;
+  created_at: number;
 }

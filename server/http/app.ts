@@ -8,7 +8,8 @@ import type { AttachmentFiles } from '../storage/attachment-files';
 import type { ReviewService } from '../domain/reviews';
 import type { Logger } from '../logging';
 import type { McpHttpSessions } from '../mcp/http-sessions';
-import { principalOf, requireApiKey } from './auth';
+import { installationKey, principalOf, requireBearerKey } from './auth';
+import { type HostedOptions, hostedAccess, hostedKeys } from './hosted';
 import { boundedJsonShape } from './limits';
 import { rateLimit } from './rate-limit';
 import { type Exposure, hostsAllowed, refuseCrossSiteWrites, requireJsonBodies, securityHeaders } from './protection';
@@ -20,6 +21,7 @@ import { docsRoutes } from './routes/docs';
 import { eventRoutes } from './routes/events';
 import { feedbackRoutes } from './routes/feedback';
 import { healthRoutes } from './routes/health';
+import { organizationRoutes } from './routes/organizations';
 import { reviewRoutes } from './routes/reviews';
 import { statisticsRoutes } from './routes/statistics';
 
@@ -37,8 +39,10 @@ export interface AppOptions {
   /** Whether the disk under data_dir has room, for /health. */
   disk: () => Promise<DiskReport>;
   blockingTimeoutSeconds: number;
-  /** Set when authentication is on. */
+  /** Set when authentication is on (self-hosted edition). */
   apiKey?: string;
+  /** Set in the hosted edition: organizations' keys replace `apiKey`, and their routes are served. */
+  hosted?: HostedOptions;
   /** Requests per minute per caller; 0 is no limit. */
   rateLimitPerMinute: number;
   /** Who can reach the server: decides which `Host` names it answers to (see protection.ts). */
@@ -66,7 +70,12 @@ export function createApp(options: AppOptions): Express {
   app.use(securityHeaders());
   app.use(hostsAllowed(options.exposure));
   app.use(refuseCrossSiteWrites({ loopbackOnly: options.exposure.loopbackOnly }));
-  if (options.apiKey) app.use(requireApiKey(options.apiKey, options.log, options.clock));
+  if (options.hosted) {
+    app.use(requireBearerKey(hostedKeys(options.hosted), options.log, options.clock));
+    app.use(hostedAccess());
+  } else if (options.apiKey) {
+    app.use(requireBearerKey(installationKey(options.apiKey), options.log, options.clock));
+  }
   if (options.rateLimitPerMinute > 0) app.use(rateLimit(options.rateLimitPerMinute, options.clock));
   app.use(requireJsonBodies(isUpload));
   // JSON-RPC, not REST: outside the OpenAPI document and its validator; the transport reads its own body.
@@ -93,6 +102,7 @@ export function createApp(options: AppOptions): Express {
   app.use(attachmentRoutes(options.attachments, options.files));
   app.use(statisticsRoutes(options.statistics));
   app.use(eventRoutes(options.eventStreams));
+  if (options.hosted) app.use(organizationRoutes(options.hosted.organizations));
 
   app.use(notFoundHandler);
   app.use(errorHandler(options.log));

@@ -29,13 +29,15 @@ export function principalOf(res: Response): Principal {
   return (res.locals.principal as Principal | undefined) ?? ANONYMOUS_LOCAL;
 }
 
+/** Who a presented key stands for, or null for a key that opens nothing. */
+export type KeyResolver = (presented: string) => Promise<Principal | null> | Principal | null;
+
 /**
- * `Authorization: Bearer <api_key>` on every non-public path. Both sides are hashed to the
- * same length first, so the comparison takes the same time whatever the key sent. An address
- * that keeps presenting wrong keys is refused (429) before its keys are even compared.
+ * `Authorization: Bearer <key>` on every non-public path, the key resolved to a caller by
+ * `resolve`. An address that keeps presenting wrong keys is refused (429) before its keys are
+ * even looked at.
  */
-export function requireApiKey(apiKey: string, log: Logger, clock: () => number = Date.now): RequestHandler {
-  const expected = digest(apiKey);
+export function requireBearerKey(resolve: KeyResolver, log: Logger, clock: () => number = Date.now): RequestHandler {
   const wrongKeys = new TokenBuckets(WRONG_KEYS_PER_MINUTE, WRONG_KEYS_IN_A_BURST, clock);
   return (req, res, next) => {
     if (isPublicPath(req.path)) return next();
@@ -51,16 +53,32 @@ export function requireApiKey(apiKey: string, log: Logger, clock: () => number =
       res.set('WWW-Authenticate', 'Bearer realm="greenlight"');
       return sendProblem(res, 401, 'this API requires an API key: send Authorization: Bearer <api_key>');
     }
-    const presented = digest(match[1]);
-    if (!timingSafeEqual(presented, expected)) {
-      if (wrongKeys.take(address) === 0 && wrongKeys.waitSeconds(address) > 0) {
-        log.warn('wrong API keys from one address: its requests are refused for a while', { address });
+    Promise.resolve(resolve(match[1])).then((principal) => {
+      if (!principal) {
+        if (wrongKeys.take(address) === 0 && wrongKeys.waitSeconds(address) > 0) {
+          log.warn('wrong API keys from one address: its requests are refused for a while', { address });
+        }
+        res.set('WWW-Authenticate', 'Bearer realm="greenlight", error="invalid_token"');
+        return sendProblem(res, 401, 'the API key is not valid');
       }
-      res.set('WWW-Authenticate', 'Bearer realm="greenlight", error="invalid_token"');
-      return sendProblem(res, 401, 'the API key is not valid');
-    }
-    // The self-hosted edition's one key opens the whole installation.
-    res.locals.principal = { kind: 'api_key', scope: INSTALLATION, id: presented.toString('hex') } satisfies Principal;
-    next();
+      res.locals.principal = principal;
+      next();
+    }, next);
   };
+}
+
+/**
+ * A key compared in constant time: both sides are hashed to the same length first, so the
+ * comparison takes the same time whatever was sent.
+ */
+export function matchesSecret(secret: string): (presented: string) => boolean {
+  const expected = digest(secret);
+  return (presented) => timingSafeEqual(digest(presented), expected);
+}
+
+/** The self-hosted edition's one key, which opens the whole installation. */
+export function installationKey(apiKey: string): KeyResolver {
+  const matches = matchesSecret(apiKey);
+  const id = digest(apiKey).toString('hex');
+  return (presented) => (matches(presented) ? { kind: 'api_key', scope: INSTALLATION, id } : null);
 }

@@ -70,7 +70,7 @@ describe('loadConfig', () => {
     ['api_port: "8000"\n', /^api_port must be an integer/],
     ['blocking_timeout_seconds: 0\n', /^blocking_timeout_seconds must be an integer from 1/],
     ['api_host: ""\n', /^api_host must be a non-empty string/],
-    ['api_prot: 8000\n', /^unknown setting "api_prot" in greenlight\.yaml; known settings: api_host, /],
+    ['api_prot: 8000\n', /^unknown setting "api_prot" in greenlight\.yaml; known settings: edition, operator_key, api_host, /],
     ['database_url: postgres://x\n', /^database_url must name a host and a database: postgres:\/\/user:password@host:5432\/database$/],
     ['database_url: mysql://x/y\n', /^database_url must be empty, sqlite:<path to a database file> or postgres:\/\/user:password@host:5432\/database/],
     ['api_port: [1\n', /^greenlight\.yaml is not valid YAML \(line \d+\): Flow sequence/],

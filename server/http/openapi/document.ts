@@ -24,6 +24,11 @@ Decisions taken where the source specification is silent:
   endpoint except \`/health\`, \`/docs\`, \`/redoc\` and \`/openapi.json\` needs
   \`Authorization: Bearer <api_key>\`, and answers 401 with \`WWW-Authenticate: Bearer\`
   without it.
+- The hosted edition (\`edition: hosted\`) serves the operations marked \`x-edition: hosted\`
+  (404 in the self-hosted edition) and needs an organization's API key
+  (\`Authorization: Bearer gl_…\`) on every endpoint but the public ones: a missing or unknown
+  key is 401, a key without the right (an \`agent\` key deciding, the operator key outside
+  \`POST /organizations\`) is 403, and a record of another organization is 404, never 403.
 - Feedback is listed as \`{review_id, feedback, count}\` and attachments as
   \`{review_id, attachments, count}\`.
 - \`Idempotency-Key\` on \`POST /reviews\` (api.md) also answers 409 with \`Retry-After\`
@@ -79,6 +84,7 @@ export function generateDocument(): object {
         { name: 'attachments', description: 'Files attached to reviews' },
         { name: 'statistics', description: 'Counts and averages' },
         { name: 'events', description: 'Live events for dashboards' },
+        { name: 'organizations', description: 'Organizations and their API keys (hosted edition only)' },
         { name: 'health', description: 'Liveness and database reachability' },
         { name: 'documentation', description: 'This document' },
       ],

@@ -1,0 +1,136 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { AppError, notFound, refuseNul } from './errors';
+import {
+  type ApiKeyRecord,
+  type Clock,
+  type KeyScope,
+  type NewApiKey,
+  NO_ORGANIZATION,
+  type OrganizationRecord,
+  type OrganizationRepository,
+  type Principal,
+  type UnitOfWork,
+} from './ports';
+
+/** Recognisable, so that secret scanners find a leaked key. */
+export const API_KEY_PREFIX = 'gl_';
+/** Characters of a key shown in lists: the prefix and a few more. */
+const SHOWN_CHARACTERS = API_KEY_PREFIX.length + 6;
+/** A use of a key is written down at most this often: not a write on every request. */
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+export function keyHash(key: string): string {
+  return createHash('sha256').update(key, 'utf8').digest('hex');
+}
+
+export interface OrganizationInput {
+  name: string;
+  settings?: Record<string, unknown>;
+}
+
+export interface ApiKeyInput {
+  name: string;
+  scope: KeyScope;
+}
+
+/** An API key as created: the record and, this once, the key itself. */
+export type CreatedApiKey = ApiKeyRecord & { key: string };
+
+interface OrganizationServiceOptions {
+  organizations: OrganizationRepository;
+  unitOfWork: UnitOfWork;
+  clock: Clock;
+}
+
+/** The hosted edition's tenants and their API keys. */
+export class OrganizationService {
+  constructor(private readonly options: OrganizationServiceOptions) {}
+
+  /** A new organization with its first admin key. Only the operator creates organizations. */
+  async create(principal: Principal, input: OrganizationInput): Promise<{ organization: OrganizationRecord; api_key: CreatedApiKey }> {
+    if (principal.kind !== 'operator') throw new AppError(403, 'only the operator key creates organizations');
+    refuseNul(input);
+    const now = this.options.clock();
+    return this.options.unitOfWork.run(async (tx) => {
+      const organization = await this.options.organizations.insertOrganization(tx, input.name, input.settings ?? {}, now);
+      const { key, stored } = newKey(organization.id, { name: 'First admin key', scope: 'admin' }, now);
+      return { organization, api_key: { ...(await this.options.organizations.insertKey(tx, stored)), key } };
+    });
+  }
+
+  async get(principal: Principal, organizationId: number): Promise<OrganizationRecord> {
+    this.requireAdminOf(principal, organizationId);
+    const organization = await this.options.organizations.findOrganization(organizationId);
+    if (!organization) throw notFound('organization', organizationId);
+    return organization;
+  }
+
+  async update(principal: Principal, organizationId: number, changes: Partial<OrganizationInput>): Promise<OrganizationRecord> {
+    this.requireAdminOf(principal, organizationId);
+    refuseNul(changes);
+    const now = this.options.clock();
+    const updated = await this.options.unitOfWork.run((tx) => this.options.organizations.updateOrganization(tx, organizationId, changes, now));
+    if (!updated) throw notFound('organization', organizationId);
+    return updated;
+  }
+
+  async createKey(principal: Principal, organizationId: number, input: ApiKeyInput): Promise<CreatedApiKey> {
+    this.requireAdminOf(principal, organizationId);
+    refuseNul(input);
+    const { key, stored } = newKey(organizationId, input, this.options.clock());
+    return { ...(await this.options.unitOfWork.run((tx) => this.options.organizations.insertKey(tx, stored))), key };
+  }
+
+  async listKeys(principal: Principal, organizationId: number): Promise<{ api_keys: ApiKeyRecord[]; count: number }> {
+    this.requireAdminOf(principal, organizationId);
+    const keys = await this.options.organizations.listKeys(organizationId);
+    return { api_keys: keys, count: keys.length };
+  }
+
+  /** Revokes a key of the caller's organization; revoking a revoked key changes nothing. */
+  async revokeKey(principal: Principal, keyId: number): Promise<void> {
+    const organizationId = this.requireAdmin(principal);
+    const now = this.options.clock();
+    const revoked = await this.options.unitOfWork.run((tx) => this.options.organizations.revokeKey(tx, organizationId, keyId, now));
+    if (!revoked) throw notFound('API key', keyId);
+  }
+
+  /**
+   * The caller an organization's key stands for, or null for a key that is unknown or revoked.
+   * Read from the database on every request, so a revoked key fails on the next one in every
+   * process.
+   */
+  async authenticate(presented: string): Promise<Principal | null> {
+    if (!presented.startsWith(API_KEY_PREFIX)) return null;
+    const stored = await this.options.organizations.findKeyByHash(keyHash(presented));
+    if (!stored || stored.revoked_at !== null) return null;
+    const now = this.options.clock();
+    if (stored.last_used_at === null || now - Date.parse(stored.last_used_at) >= LAST_USED_RESOLUTION_MS) {
+      await this.options.organizations.touchKey(stored.id, now);
+    }
+    return { kind: 'api_key', scope: { organizationId: stored.organization_id }, id: `key:${stored.id}`, access: stored.scope };
+  }
+
+  /** The caller's organization, for an admin key; 403 for any other caller. */
+  private requireAdmin(principal: Principal): number {
+    const organizationId = principal.scope.organizationId;
+    if (principal.kind !== 'api_key' || principal.access !== 'admin' || organizationId === null || organizationId === NO_ORGANIZATION.organizationId) {
+      throw new AppError(403, 'this needs an admin API key of the organization');
+    }
+    return organizationId;
+  }
+
+  /** Another organization is a 404, as if it did not exist. */
+  private requireAdminOf(principal: Principal, organizationId: number): void {
+    if (principal.scope.organizationId !== organizationId) throw notFound('organization', organizationId);
+    this.requireAdmin(principal);
+  }
+}
+
+function newKey(organizationId: number, input: ApiKeyInput, now: number): { key: string; stored: NewApiKey } {
+  const key = `${API_KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
+  return {
+    key,
+    stored: { organization_id: organizationId, name: input.name, prefix: key.slice(0, SHOWN_CHARACTERS), key_hash: keyHash(key), scope: input.scope, created_at: now },
+  };
+}
