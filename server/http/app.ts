@@ -9,7 +9,7 @@ import type { ReviewService } from '../domain/reviews';
 import type { Logger } from '../logging';
 import type { McpHttpSessions } from '../mcp/http-sessions';
 import { installationKey, principalOf, requireBearerKey } from './auth';
-import { type HostedOptions, hostedAccess, hostedKeys } from './hosted';
+import { type HostedOptions, hostedAccess, hostedKeys, hostedMcpAccess } from './hosted';
 import { boundedJsonShape } from './limits';
 import { rateLimit } from './rate-limit';
 import { type Exposure, hostsAllowed, refuseCrossSiteWrites, requireJsonBodies, securityHeaders } from './protection';
@@ -72,7 +72,6 @@ export function createApp(options: AppOptions): Express {
   app.use(refuseCrossSiteWrites({ loopbackOnly: options.exposure.loopbackOnly }));
   if (options.hosted) {
     app.use(requireBearerKey(hostedKeys(options.hosted), options.log, options.clock));
-    app.use(hostedAccess());
   } else if (options.apiKey) {
     app.use(requireBearerKey(installationKey(options.apiKey), options.log, options.clock));
   }
@@ -80,6 +79,7 @@ export function createApp(options: AppOptions): Express {
   app.use(requireJsonBodies(isUpload));
   // JSON-RPC, not REST: outside the OpenAPI document and its validator; the transport reads its own body.
   // Sessions are limited per API key and address: all of an installation's clients may share its one key.
+  if (options.hosted) app.use('/mcp', hostedMcpAccess());
   app.all('/mcp', (req, res) => options.mcpSessions.handle(req, res, principalOf(res)));
   app.use(docsRoutes(openApiDocument));
   // Compressed request bodies are refused (415): nothing sends them, and inflating one is work an attacker chooses.
@@ -95,6 +95,8 @@ export function createApp(options: AppOptions): Express {
       fileUploader: false,
     }),
   );
+
+  if (options.hosted) app.use(hostedAccess());
 
   app.use(healthRoutes(options.pingDatabase, options.disk));
   app.use(reviewRoutes({ reviews: options.reviews, blockingTimeoutSeconds: options.blockingTimeoutSeconds }));

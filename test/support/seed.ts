@@ -52,11 +52,19 @@ async function post(baseUrl: string, path: string, body: unknown): Promise<any> 
   return response.json();
 }
 
-export async function attach(baseUrl: string, reviewId: number, content: Buffer | string, fileName: string, type: string, description?: string): Promise<any> {
+export async function attach(
+  baseUrl: string,
+  reviewId: number,
+  content: Buffer | string,
+  fileName: string,
+  type: string,
+  description?: string,
+  headers: Record<string, string> = {},
+): Promise<any> {
   const form = new FormData();
   form.append('file', new Blob([typeof content === 'string' ? content : new Uint8Array(content)], { type }), fileName);
   if (description) form.append('description', description);
-  return (await fetch(`${baseUrl}/reviews/${reviewId}/attachments`, { method: 'POST', body: form })).json();
+  return (await fetch(`${baseUrl}/reviews/${reviewId}/attachments`, { method: 'POST', body: form, headers })).json();
 }
 
 /** A minimal one-page PDF. */

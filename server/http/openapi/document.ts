@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { packageLicense, packageRoot, packageVersion } from '../../package-info';
+import { HOSTED_CALLERS } from '../callers';
 
 const DESCRIPTION = `
 Greenlight holds an AI agent's proposed action until a person approves, rejects or modifies it,
@@ -27,8 +28,9 @@ Decisions taken where the source specification is silent:
 - The hosted edition (\`edition: hosted\`) serves the operations marked \`x-edition: hosted\`
   (404 in the self-hosted edition) and needs an organization's API key
   (\`Authorization: Bearer gl_…\`) on every endpoint but the public ones: a missing or unknown
-  key is 401, a key without the right (an \`agent\` key deciding, the operator key outside
-  \`POST /organizations\`) is 403, and a record of another organization is 404, never 403.
+  key is 401, a key without the right is 403, and a record of another organization is 404,
+  never 403. Each operation's \`x-callers\` lists who may call it there: \`admin\` and
+  \`agent\` (the scopes of an organization's keys) and \`operator\` (the operator key).
 - Feedback is listed as \`{review_id, feedback, count}\` and attachments as
   \`{review_id, attachments, count}\`.
 - \`Idempotency-Key\` on \`POST /reviews\` (api.md) also answers 409 with \`Retry-After\`
@@ -66,7 +68,7 @@ let built: object | undefined;
 export function generateDocument(): object {
   // Loaded only here: it is a build-time tool that a started server does not need.
   const swaggerJsdoc = require('swagger-jsdoc') as typeof import('swagger-jsdoc');
-  return withBoundedIntegers(swaggerJsdoc({
+  return withCallers(withBoundedIntegers(swaggerJsdoc({
     definition: {
       openapi: '3.0.3',
       info: {
@@ -92,7 +94,26 @@ export function generateDocument(): object {
     },
     apis: [path.join(packageRoot, 'server', 'http', '**', '*.ts')],
     failOnErrors: true,
-  }));
+  })));
+}
+
+const METHODS = new Set(['get', 'put', 'post', 'patch', 'delete', 'head', 'options']);
+
+/**
+ * Writes onto every operation that needs a key who may call it in the hosted edition
+ * (`x-callers`, from the table that enforces it); an operation the table lacks stops the build.
+ */
+function withCallers(document: object): object {
+  const paths = (document as { paths: Record<string, Record<string, { operationId?: string; security?: unknown[]; [key: string]: unknown }>> }).paths;
+  for (const [route, operations] of Object.entries(paths)) {
+    for (const [method, operation] of Object.entries(operations)) {
+      if (!METHODS.has(method) || (Array.isArray(operation.security) && operation.security.length === 0)) continue;
+      const callers = operation.operationId === undefined ? undefined : HOSTED_CALLERS[operation.operationId];
+      if (!callers) throw new Error(`${method.toUpperCase()} ${route} (${operation.operationId}) has no entry in HOSTED_CALLERS (server/http/callers.ts)`);
+      operation['x-callers'] = [...callers];
+    }
+  }
+  return document;
 }
 
 /**
