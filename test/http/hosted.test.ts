@@ -64,6 +64,16 @@ describe('the hosted edition: organizations and their API keys', () => {
   it('keeps the operator key to creating organizations', async () => {
     expectProblem(await call(server.url, 'GET', '/reviews', undefined, { headers: operator }), 403, /operator key only creates organizations/);
     expectProblem(await call(server.url, 'GET', `/organizations/${acme.id}`, undefined, { headers: operator }), 403);
+    const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
+    const mcpHeaders = { accept: 'application/json, text/event-stream' };
+    expectProblem(await call(server.url, 'POST', '/mcp', initialize, { headers: { ...operator, ...mcpHeaders } }), 403, /operator key only creates organizations/);
+    const opened = await fetch(`${server.url}/mcp`, {
+      method: 'POST',
+      headers: { ...acme.agent, ...mcpHeaders, 'content-type': 'application/json' },
+      body: JSON.stringify(initialize),
+    });
+    expect(opened.status).toBe(200);
+    await opened.body?.cancel();
   });
 
   it("lets an agent key file and read its organization's reviews but never decide them", async () => {
