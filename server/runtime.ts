@@ -11,6 +11,7 @@ import { Outbox } from './db/outbox';
 import { AttachmentStore } from './db/attachment-store';
 import { FeedbackStore } from './db/feedback-store';
 import { OrganizationStore } from './db/organization-store';
+import { AgentStore } from './db/agent-store';
 import { ReviewStore } from './db/review-store';
 import { StatisticsQuery } from './db/statistics-query';
 import { DatabaseUnitOfWork } from './db/unit-of-work';
@@ -18,6 +19,7 @@ import { AttachmentService } from './domain/attachments';
 import { EventFeed } from './domain/events';
 import { FeedbackService } from './domain/feedback';
 import { OrganizationService } from './domain/organizations';
+import { AgentService } from './domain/agents';
 import { ReviewService } from './domain/reviews';
 import { StatisticsService } from './domain/statistics';
 import { DecisionWaiters } from './domain/waiters';
@@ -51,6 +53,8 @@ export interface Services {
   statistics: StatisticsService;
   /** Organizations and their API keys (served in the hosted edition). */
   organizations: OrganizationService;
+  /** Agents registered with organizations (hosted edition). */
+  agents: AgentService;
   /** The review policy in force. */
   policy(): Policy;
   /** Puts a reloaded policy in force for new reviews and the next expiries; waiting agents are untouched. */
@@ -79,7 +83,8 @@ export async function openServices(config: Config, log: Logger, clock: () => num
   const reviewStore = new ReviewStore(db, models);
   let policy = config.routing;
   const currentPolicy = (): Policy => policy;
-  const reviews = new ReviewService({ reviews: reviewStore, unitOfWork, waiters, policy: currentPolicy, maxWaiting: config.max_waiting_requests, clock });
+  const agentStore = new AgentStore(db);
+  const reviews = new ReviewService({ reviews: reviewStore, agents: agentStore, unitOfWork, waiters, policy: currentPolicy, maxWaiting: config.max_waiting_requests, clock });
   const files = new AttachmentFiles(path.join(config.data_dir, 'attachments'), diskSpace);
   const attachmentStore = new AttachmentStore(models);
   const exclusive = oneAtATime(db);
@@ -88,7 +93,8 @@ export async function openServices(config: Config, log: Logger, clock: () => num
   const attachments = new AttachmentService({ attachments: attachmentStore, reviews: reviewStore, files, unitOfWork, limits, clock });
   const feedback = new FeedbackService(new FeedbackStore(models), reviewStore, unitOfWork, clock);
   const statistics = new StatisticsService(new StatisticsQuery(db.sequelize), clock);
-  const organizations = new OrganizationService({ organizations: new OrganizationStore(db), unitOfWork, clock });
+  const organizations = new OrganizationService({ organizations: new OrganizationStore(db), agents: agentStore, unitOfWork, clock });
+  const agents = new AgentService(agentStore, unitOfWork, clock);
   const expiry = new ReviewExpiry({ store: reviewStore, oneAtATime: exclusive, reviews, feed, policy: currentPolicy, log, clock });
   await expiry.start();
   const relay = db.dialect === 'postgres' ? await relayFromOtherProcesses(config.database_url, outbox, feed, reviews, log) : undefined;
@@ -104,6 +110,7 @@ export async function openServices(config: Config, log: Logger, clock: () => num
     files,
     statistics,
     organizations,
+    agents,
     policy: currentPolicy,
     replacePolicy: (next) => {
       policy = next;
@@ -219,7 +226,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     eventStreams,
     mcpSessions,
     apiKey: config.enable_auth ? config.api_key : undefined,
-    hosted: config.edition === 'hosted' ? { organizations: services.organizations, operatorKey: config.operator_key } : undefined,
+    hosted: config.edition === 'hosted' ? { organizations: services.organizations, agents: services.agents, operatorKey: config.operator_key } : undefined,
     exposure,
     rateLimitPerMinute: config.rate_limit_per_minute,
     pingDatabase: services.db.ping,

@@ -1,6 +1,7 @@
 import { loadConfig } from '../config/load';
 import { openDatabase } from '../db/connection';
 import { migrate } from '../db/migrate';
+import { AgentStore } from '../db/agent-store';
 import { OrganizationStore } from '../db/organization-store';
 import { Outbox } from '../db/outbox';
 import { DatabaseUnitOfWork } from '../db/unit-of-work';
@@ -25,7 +26,7 @@ export async function runOrgCreate(options: { config?: string; name: string }, o
     await migrate(db.sequelize);
     // Nothing listens here: the API processes learn of nothing an organization's creation changes.
     const unitOfWork = new DatabaseUnitOfWork(db, new Outbox(db, Date.now), new EventFeed());
-    const organizations = new OrganizationService({ organizations: new OrganizationStore(db), unitOfWork, clock: Date.now });
+    const organizations = new OrganizationService({ organizations: new OrganizationStore(db), agents: new AgentStore(db), unitOfWork, clock: Date.now });
     const { organization, api_key } = await organizations.create(OPERATOR, { name });
     out.write(
       `created organization ${organization.id} (${organization.name})\n` +

@@ -9,6 +9,7 @@ import * as statisticsTallies from './migrations/0006-statistics-tallies';
 import * as idempotencyKeys from './migrations/0007-idempotency-keys';
 import * as outbox from './migrations/0008-outbox';
 import * as organizations from './migrations/0009-organizations';
+import * as agents from './migrations/0010-agents';
 
 /**
  * Listed explicitly rather than globbed so the same list works from TypeScript sources,
@@ -24,6 +25,7 @@ export const MIGRATIONS = [
   { name: '0007-idempotency-keys', up: idempotencyKeys.up, down: idempotencyKeys.down },
   { name: '0008-outbox', up: outbox.up, down: outbox.down },
   { name: '0009-organizations', up: organizations.up, down: organizations.down },
+  { name: '0010-agents', up: agents.up, down: agents.down },
 ];
 
 const MIGRATION_TABLE = 'schema_migrations';

@@ -18,12 +18,13 @@ interface ApiKeyRow {
   name: string;
   prefix: string;
   scope: string;
+  agent_id: number | null;
   created_at: number;
   last_used_at: number | null;
   revoked_at: number | null;
 }
 
-const KEY_COLUMNS = 'id, organization_id, name, prefix, scope, created_at, last_used_at, revoked_at';
+const KEY_COLUMNS = 'id, organization_id, name, prefix, scope, agent_id, created_at, last_used_at, revoked_at';
 
 function toOrganization(row: OrganizationRow): OrganizationRecord {
   return {
@@ -42,6 +43,7 @@ function toApiKey(row: ApiKeyRow): ApiKeyRecord {
     name: row.name,
     prefix: row.prefix,
     scope: row.scope as KeyScope,
+    agent_id: row.agent_id === null ? null : Number(row.agent_id),
     created_at: isoTime(Number(row.created_at)),
     last_used_at: row.last_used_at === null ? null : isoTime(Number(row.last_used_at)),
     revoked_at: row.revoked_at === null ? null : isoTime(Number(row.revoked_at)),
@@ -82,7 +84,7 @@ export class OrganizationStore implements OrganizationRepository {
 
   async insertKey(tx: Tx, key: NewApiKey): Promise<ApiKeyRecord> {
     const id = await this.db.insertReturningId(
-      'INSERT INTO api_keys (organization_id, name, prefix, key_hash, scope, created_at) VALUES ($organization_id, $name, $prefix, $key_hash, $scope, $created_at)',
+      'INSERT INTO api_keys (organization_id, name, prefix, key_hash, scope, agent_id, created_at) VALUES ($organization_id, $name, $prefix, $key_hash, $scope, $agent_id, $created_at)',
       { ...key },
       transactionOf(tx),
     );

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { AppError, notFound, refuseNul } from './errors';
+import { AppError, invalidInput, notFound, refuseNul } from './errors';
 import {
+  type AgentRepository,
   type ApiKeyRecord,
   type Clock,
   type KeyScope,
@@ -31,6 +32,8 @@ export interface OrganizationInput {
 export interface ApiKeyInput {
   name: string;
   scope: KeyScope;
+  /** For an `agent` key: the registered agent it belongs to, whose id then fills every review it files. */
+  agent_id?: number | null;
 }
 
 /** An API key as created: the record and, this once, the key itself. */
@@ -38,6 +41,7 @@ export type CreatedApiKey = ApiKeyRecord & { key: string };
 
 interface OrganizationServiceOptions {
   organizations: OrganizationRepository;
+  agents: AgentRepository;
   unitOfWork: UnitOfWork;
   clock: Clock;
 }
@@ -77,8 +81,14 @@ export class OrganizationService {
   async createKey(principal: Principal, organizationId: number, input: ApiKeyInput): Promise<CreatedApiKey> {
     this.requireAdminOf(principal, organizationId);
     refuseNul(input);
+    const agentId = input.agent_id ?? null;
+    if (agentId !== null && input.scope !== 'agent') throw invalidInput('agent_id', 'belongs on an agent key (scope agent) only');
     const { key, stored } = newKey(organizationId, input, this.options.clock());
-    return { ...(await this.options.unitOfWork.run((tx) => this.options.organizations.insertKey(tx, stored))), key };
+    const created = await this.options.unitOfWork.run(async (tx) => {
+      if (agentId !== null && !(await this.options.agents.find(organizationId, agentId, tx))) throw notFound('agent', agentId);
+      return this.options.organizations.insertKey(tx, stored);
+    });
+    return { ...created, key };
   }
 
   async listKeys(principal: Principal, organizationId: number): Promise<{ api_keys: ApiKeyRecord[]; count: number }> {
@@ -108,7 +118,8 @@ export class OrganizationService {
     if (stored.last_used_at === null || now - Date.parse(stored.last_used_at) >= LAST_USED_RESOLUTION_MS) {
       await this.options.organizations.touchKey(stored.id, now);
     }
-    return { kind: 'api_key', scope: { organizationId: stored.organization_id }, id: `key:${stored.id}`, access: stored.scope };
+    const principal: Principal = { kind: 'api_key', scope: { organizationId: stored.organization_id }, id: `key:${stored.id}`, access: stored.scope };
+    return stored.agent_id === null ? principal : { ...principal, agentId: stored.agent_id };
   }
 
   /** The caller's organization, for an admin key; 403 for any other caller. */
@@ -131,6 +142,14 @@ function newKey(organizationId: number, input: ApiKeyInput, now: number): { key:
   const key = `${API_KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
   return {
     key,
-    stored: { organization_id: organizationId, name: input.name, prefix: key.slice(0, SHOWN_CHARACTERS), key_hash: keyHash(key), scope: input.scope, created_at: now },
+    stored: {
+      organization_id: organizationId,
+      name: input.name,
+      prefix: key.slice(0, SHOWN_CHARACTERS),
+      key_hash: keyHash(key),
+      scope: input.scope,
+      agent_id: input.agent_id ?? null,
+      created_at: now,
+    },
   };
 }

@@ -43,6 +43,8 @@ export interface Principal {
   id: string;
   /** What an organization's API key may do (hosted edition): everything in it, or an agent's part. */
   access?: KeyScope;
+  /** The registered agent an agent key belongs to: every review it files is that agent's. */
+  agentId?: number;
 }
 
 export const KEY_SCOPES = ['admin', 'agent'] as const;
@@ -233,6 +235,8 @@ export interface ApiKeyRecord {
   /** The key's first characters, for people to tell keys apart; never enough to use it. */
   prefix: string;
   scope: KeyScope;
+  /** The registered agent an `agent` key belongs to, if any. */
+  agent_id: number | null;
   created_at: string;
   last_used_at: string | null;
   revoked_at: string | null;
@@ -244,5 +248,25 @@ export interface NewApiKey {
   prefix: string;
   key_hash: string;
   scope: KeyScope;
+  agent_id: number | null;
   created_at: number;
+}
+
+/** An agent registered with an organization (hosted edition). */
+export interface AgentRecord {
+  id: number;
+  organization_id: number;
+  name: string;
+  framework: string | null;
+  description: string | null;
+  metadata: Record<string, unknown>;
+  created_at: string;
+}
+
+export type NewAgent = Omit<AgentRecord, 'id' | 'created_at'> & { created_at: number };
+
+export interface AgentRepository {
+  insert(tx: Tx, agent: NewAgent): Promise<AgentRecord>;
+  list(organizationId: number): Promise<AgentRecord[]>;
+  find(organizationId: number, id: number, tx?: Tx): Promise<AgentRecord | null>;
 }

@@ -1,13 +1,15 @@
 import { AppError, invalidInput, notFound, refuseNul } from './errors';
 import { domainEvent } from './events';
 import { expiryTime, type Policy, routeReview } from './policy';
-import { type Clock, type IdempotencyClaim, INSTALLATION, type NewReview, type Principal, type ReviewRepository, type Scope, type UnitOfWork } from './ports';
+import { type AgentRepository, type Clock, type IdempotencyClaim, INSTALLATION, type NewReview, type Principal, type ReviewRepository, type Scope, type Tx, type UnitOfWork } from './ports';
 import type { DecisionInput, DecisionRecord, ReviewFilters, ReviewInput, ReviewOrder, ReviewPage, ReviewRecord } from './records';
 import { organizationOf, scopeOf } from './scope';
 import type { DecisionWaiters, WaitOutcome } from './waiters';
 
 export interface ReviewServiceOptions {
   reviews: ReviewRepository;
+  /** Registered agents: in an organization, a review's `agent_id` must name one of its own. */
+  agents?: AgentRepository;
   unitOfWork: UnitOfWork;
   waiters: DecisionWaiters;
   /** The policy in force now (it can be reloaded while the service runs). */
@@ -60,6 +62,7 @@ export class ReviewService {
    */
   async submitReview(principal: Principal, input: ReviewInput, options: SubmitOptions = {}): Promise<SubmitOutcome> {
     if (options.waitMs !== undefined) this.checkWaitingRoom();
+    input = withBoundAgent(principal, input);
     const claim = options.idempotency && { ...options.idempotency, caller: principal.id };
     const { review, replayed } = claim ? await this.createOnce(principal.scope, input, claim) : { review: await this.create(principal.scope, input), replayed: false };
     if (options.waitMs === undefined) return { kind: 'stored', review, replayed };
@@ -94,6 +97,17 @@ export class ReviewService {
     return this.options.waiters.count >= this.maxWaiting;
   }
 
+  /**
+   * In an organization a review's `agent_id` must name one of its registered agents (another
+   * organization's is a 404, as if it did not exist); the self-hosted installation takes any
+   * number as a label.
+   */
+  private async checkAgent(tx: Tx, scope: Scope, agentId: number | null | undefined): Promise<void> {
+    const { agents } = this.options;
+    if (scope.organizationId === null || agentId === undefined || agentId === null || !agents) return;
+    if (!(await agents.find(scope.organizationId, agentId, tx))) throw notFound('agent', agentId);
+  }
+
   /** Stores the review where the policy routes it; a rule's automatic decision is stored with it. */
   private async create(scope: Scope, input: ReviewInput, claim?: IdempotencyClaim): Promise<ReviewRecord> {
     refuseNul(input);
@@ -102,6 +116,7 @@ export class ReviewService {
     const routing = routeReview(policy, input);
     const urgency = input.urgency ?? 'medium';
     return this.options.unitOfWork.run(async (tx) => {
+      await this.checkAgent(tx, scope, input.agent_id);
       const review: NewReview = {
         organization_id: organizationOf(scope, input.organization_id),
         agent_id: input.agent_id ?? null,
@@ -267,4 +282,14 @@ function checkDecisionShape(input: DecisionInput): void {
   if (input.decision_type !== 'modify' && modified !== null) {
     throw invalidInput('modified_action', `is only used with decision_type modify, not ${input.decision_type}`);
   }
+}
+
+/** A key that belongs to a registered agent files every review as that agent's. */
+function withBoundAgent(principal: Principal, input: ReviewInput): ReviewInput {
+  const bound = principal.agentId;
+  if (bound === undefined) return input;
+  if (input.agent_id !== undefined && input.agent_id !== null && input.agent_id !== bound) {
+    throw invalidInput('agent_id', `must be ${bound} or left out: this API key belongs to agent ${bound}`);
+  }
+  return { ...input, agent_id: bound };
 }

@@ -16,6 +16,7 @@ import { type Exposure, hostsAllowed, refuseCrossSiteWrites, requireJsonBodies, 
 import type { EventStreams } from './event-stream';
 import { openApiDocument } from './openapi/document';
 import { errorHandler, notFoundHandler } from './problems';
+import { agentRoutes } from './routes/agents';
 import { attachmentRoutes } from './routes/attachments';
 import { docsRoutes } from './routes/docs';
 import { eventRoutes } from './routes/events';
@@ -104,7 +105,7 @@ export function createApp(options: AppOptions): Express {
   app.use(attachmentRoutes(options.attachments, options.files));
   app.use(statisticsRoutes(options.statistics));
   app.use(eventRoutes(options.eventStreams));
-  if (options.hosted) app.use(organizationRoutes(options.hosted.organizations));
+  if (options.hosted) app.use(organizationRoutes(options.hosted.organizations), agentRoutes(options.hosted.agents));
 
   app.use(notFoundHandler);
   app.use(errorHandler(options.log));

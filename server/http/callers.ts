@@ -37,4 +37,7 @@ export const HOSTED_CALLERS: Readonly<Record<string, readonly Caller[]>> = {
   createApiKey: ADMIN,
   listApiKeys: ADMIN,
   revokeApiKey: ADMIN,
+  createAgent: ADMIN,
+  listAgents: ORGANIZATION_KEYS,
+  getAgent: ORGANIZATION_KEYS,
 };

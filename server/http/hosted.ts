@@ -1,4 +1,5 @@
 import type { NextFunction, RequestHandler, Response } from 'express';
+import type { AgentService } from '../domain/agents';
 import type { OrganizationService } from '../domain/organizations';
 import { OPERATOR, type Principal } from '../domain/ports';
 import { type Caller, HOSTED_CALLERS, MCP_CALLERS } from './callers';
@@ -7,6 +8,7 @@ import { sendProblem } from './problems';
 
 export interface HostedOptions {
   organizations: OrganizationService;
+  agents: AgentService;
   /** The key that may create organizations; empty: none may. */
   operatorKey: string;
 }

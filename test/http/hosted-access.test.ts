@@ -53,6 +53,7 @@ async function pathFor(operation: Operation, owner: Organization): Promise<strin
     review_id: newReview,
     attachment_id: async () => (await attach(server.url, await newReview(), 'evidence', 'evidence.txt', 'text/plain', undefined, admin)).id,
     org_id: async () => owner.id,
+    agent_id: async () => (await call(server.url, 'POST', '/agents', { name: 'spare agent' }, { headers: admin })).body.id,
     api_key_id: async () => (await call(server.url, 'POST', `/organizations/${owner.id}/api-keys`, { name: 'spare', scope: 'agent' }, { headers: admin })).body.id,
   };
   let path = operation.path;

@@ -168,6 +168,38 @@ describe('the hosted edition: one organization never reaches another', () => {
   });
 });
 
+describe('registered agents', () => {
+  it("names a review's agent: one of the organization's own, or 404", async () => {
+    const registered = await call(server.url, 'POST', '/agents', { name: 'refund-bot', framework: 'langchain', metadata: { team: 'support' } }, { headers: acme.admin });
+    expect(registered.status).toBe(201);
+    expect(registered.body).toMatchObject({ organization_id: acme.id, name: 'refund-bot', framework: 'langchain', description: null, metadata: { team: 'support' } });
+    const listed = await call(server.url, 'GET', '/agents', undefined, { headers: acme.agent });
+    expect(listed.body.agents.map((agent: { id: number }) => agent.id)).toContain(registered.body.id);
+    expectProblem(await call(server.url, 'POST', '/agents', { name: 'not mine to add' }, { headers: acme.agent }), 403);
+    expectProblem(await call(server.url, 'GET', `/agents/${registered.body.id}`, undefined, { headers: globex.admin }), 404);
+
+    const filed = await call(server.url, 'POST', '/reviews', { ...sampleReview, agent_id: registered.body.id }, { headers: acme.agent });
+    expect(filed.status).toBe(201);
+    expect(filed.body.agent_id).toBe(registered.body.id);
+    expectProblem(await call(server.url, 'POST', '/reviews', { ...sampleReview, agent_id: registered.body.id }, { headers: globex.agent }), 404, /agent/);
+    expectProblem(await call(server.url, 'POST', '/reviews', { ...sampleReview, agent_id: 999_999 }, { headers: acme.agent }), 404, /agent 999999/);
+  });
+
+  it("stamps a bound key's agent on every review it files, and refuses another", async () => {
+    const agent = (await call(server.url, 'POST', '/agents', { name: 'deploy-bot' }, { headers: acme.admin })).body;
+    const key = await call(server.url, 'POST', `/organizations/${acme.id}/api-keys`, { name: 'deploy-bot key', scope: 'agent', agent_id: agent.id }, { headers: acme.admin });
+    expect(key.status).toBe(201);
+    expect(key.body.agent_id).toBe(agent.id);
+    const filed = await call(server.url, 'POST', '/reviews', sampleReview, { headers: bearer(key.body.key) });
+    expect(filed.body.agent_id).toBe(agent.id);
+    expectProblem(await call(server.url, 'POST', '/reviews', { ...sampleReview, agent_id: agent.id + 1 }, { headers: bearer(key.body.key) }), 400, /belongs to agent/);
+
+    expectProblem(await call(server.url, 'POST', `/organizations/${acme.id}/api-keys`, { name: 'x', scope: 'admin', agent_id: agent.id }, { headers: acme.admin }), 400, /agent key/);
+    const globexAgent = (await call(server.url, 'POST', '/agents', { name: 'theirs' }, { headers: globex.admin })).body;
+    expectProblem(await call(server.url, 'POST', `/organizations/${acme.id}/api-keys`, { name: 'x', scope: 'agent', agent_id: globexAgent.id }, { headers: acme.admin }), 404, /agent/);
+  });
+});
+
 describe('revoking a key', () => {
   it('fails the key from the next request on; revoking it again changes nothing', async () => {
     const made = await call(server.url, 'POST', `/organizations/${acme.id}/api-keys`, { name: 'short-lived', scope: 'agent' }, { headers: acme.admin });

@@ -54,20 +54,27 @@ import { pathInteger } from '../params';
  *           description: >-
  *             `admin`: everything in the organization. `agent`: create and read reviews,
  *             attachments, feedback and decisions, but never decide.
+ *         agent_id:
+ *           type: integer
+ *           nullable: true
+ *           description: >-
+ *             For an `agent` key: the registered agent (`POST /agents`) it belongs to. Every
+ *             review the key files is then that agent's.
  *       example: { name: Refund agent, scope: agent }
  *     ApiKey:
  *       type: object
- *       required: [id, organization_id, name, prefix, scope, created_at, last_used_at, revoked_at]
+ *       required: [id, organization_id, name, prefix, scope, agent_id, created_at, last_used_at, revoked_at]
  *       properties:
  *         id: { type: integer }
  *         organization_id: { type: integer }
  *         name: { type: string }
  *         prefix: { type: string, description: "The key's first characters, to tell keys apart." }
  *         scope: { type: string, enum: [admin, agent] }
+ *         agent_id: { type: integer, nullable: true }
  *         created_at: { type: string, format: date-time }
  *         last_used_at: { type: string, format: date-time, nullable: true, description: 'Kept to the minute.' }
  *         revoked_at: { type: string, format: date-time, nullable: true }
- *       example: { id: 7, organization_id: 1, name: Refund agent, prefix: gl_Xk3f9a, scope: agent, created_at: '2026-11-24T09:00:00.000Z', last_used_at: null, revoked_at: null }
+ *       example: { id: 7, organization_id: 1, name: Refund agent, prefix: gl_Xk3f9a, scope: agent, agent_id: null, created_at: '2026-11-24T09:00:00.000Z', last_used_at: null, revoked_at: null }
  *     ApiKeyCreated:
  *       allOf:
  *         - { $ref: '#/components/schemas/ApiKey' }
@@ -84,7 +91,7 @@ import { pathInteger } from '../params';
  *       example:
  *         organization: { id: 1, name: Acme Support, settings: {}, created_at: '2026-11-24T09:00:00.000Z', updated_at: '2026-11-24T09:00:00.000Z' }
  *         api_key:
- *           { id: 1, organization_id: 1, name: First admin key, prefix: gl_ZuUIiC, scope: admin, created_at: '2026-11-24T09:00:00.000Z', last_used_at: null, revoked_at: null, key: gl_ZuUIiCn2QJsNFlDli1ExmhuukM9RgFWSjqu0uDFIZuE }
+ *           { id: 1, organization_id: 1, name: First admin key, prefix: gl_ZuUIiC, scope: admin, agent_id: null, created_at: '2026-11-24T09:00:00.000Z', last_used_at: null, revoked_at: null, key: gl_ZuUIiCn2QJsNFlDli1ExmhuukM9RgFWSjqu0uDFIZuE }
  *     ApiKeyList:
  *       type: object
  *       required: [api_keys, count]

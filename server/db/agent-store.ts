@@ -1,0 +1,60 @@
+import { QueryTypes } from 'sequelize';
+import type { Database } from './database';
+import { isoTime } from './time';
+import { transactionOf } from './unit-of-work';
+import type { AgentRecord, AgentRepository, NewAgent, Tx } from '../domain/ports';
+
+interface AgentRow {
+  id: number;
+  organization_id: number;
+  name: string;
+  framework: string | null;
+  description: string | null;
+  metadata: string;
+  created_at: number;
+}
+
+const COLUMNS = 'id, organization_id, name, framework, description, metadata, created_at';
+
+function toAgent(row: AgentRow): AgentRecord {
+  return {
+    id: Number(row.id),
+    organization_id: Number(row.organization_id),
+    name: row.name,
+    framework: row.framework,
+    description: row.description,
+    metadata: JSON.parse(row.metadata) as Record<string, unknown>,
+    created_at: isoTime(Number(row.created_at)),
+  };
+}
+
+export class AgentStore implements AgentRepository {
+  constructor(private readonly db: Database) {}
+
+  async insert(tx: Tx, agent: NewAgent): Promise<AgentRecord> {
+    const row = { ...agent, metadata: JSON.stringify(agent.metadata) };
+    const id = await this.db.insertReturningId(
+      'INSERT INTO agents (organization_id, name, framework, description, metadata, created_at) VALUES ($organization_id, $name, $framework, $description, $metadata, $created_at)',
+      row,
+      transactionOf(tx),
+    );
+    return toAgent({ id, ...row });
+  }
+
+  async list(organizationId: number): Promise<AgentRecord[]> {
+    const rows = await this.db.sequelize.query<AgentRow>(`SELECT ${COLUMNS} FROM agents WHERE organization_id = $organizationId ORDER BY id`, {
+      bind: { organizationId },
+      type: QueryTypes.SELECT,
+    });
+    return rows.map(toAgent);
+  }
+
+  async find(organizationId: number, id: number, tx?: Tx): Promise<AgentRecord | null> {
+    const [row] = await this.db.sequelize.query<AgentRow>(`SELECT ${COLUMNS} FROM agents WHERE id = $id AND organization_id = $organizationId`, {
+      bind: { id, organizationId },
+      type: QueryTypes.SELECT,
+      transaction: tx ? transactionOf(tx) : undefined,
+    });
+    return row ? toAgent(row) : null;
+  }
+}

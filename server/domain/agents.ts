@@ -1,0 +1,52 @@
+import { AppError, notFound, refuseNul } from './errors';
+import type { AgentRecord, AgentRepository, Clock, Principal, UnitOfWork } from './ports';
+import { organizationOf } from './scope';
+
+export interface AgentInput {
+  name: string;
+  framework?: string | null;
+  description?: string | null;
+  organization_id?: number | null;
+  metadata?: Record<string, unknown>;
+}
+
+/** The caller's organization; the hosted edition's agents always belong to one. */
+export function organizationOfCaller(principal: Principal): number {
+  const organizationId = principal.scope.organizationId;
+  if (organizationId === null || organizationId === 0) throw new AppError(403, "this needs an organization's API key");
+  return organizationId;
+}
+
+/** The agents an organization registers: a review's `agent_id` names one of them. */
+export class AgentService {
+  constructor(
+    private readonly agents: AgentRepository,
+    private readonly unitOfWork: UnitOfWork,
+    private readonly clock: Clock,
+  ) {}
+
+  async create(principal: Principal, input: AgentInput): Promise<AgentRecord> {
+    refuseNul(input);
+    const organizationId = organizationOf(principal.scope, input.organization_id) ?? organizationOfCaller(principal);
+    const agent = {
+      organization_id: organizationId,
+      name: input.name,
+      framework: input.framework ?? null,
+      description: input.description ?? null,
+      metadata: input.metadata ?? {},
+      created_at: this.clock(),
+    };
+    return this.unitOfWork.run((tx) => this.agents.insert(tx, agent));
+  }
+
+  async list(principal: Principal): Promise<{ agents: AgentRecord[]; count: number }> {
+    const agents = await this.agents.list(organizationOfCaller(principal));
+    return { agents, count: agents.length };
+  }
+
+  async get(principal: Principal, id: number): Promise<AgentRecord> {
+    const agent = await this.agents.find(organizationOfCaller(principal), id);
+    if (!agent) throw notFound('agent', id);
+    return agent;
+  }
+}
