@@ -12,6 +12,7 @@ import { AttachmentStore } from './db/attachment-store';
 import { FeedbackStore } from './db/feedback-store';
 import { OrganizationStore } from './db/organization-store';
 import { AgentStore } from './db/agent-store';
+import { AuditStore } from './db/audit-store';
 import { ReviewStore } from './db/review-store';
 import { StatisticsQuery } from './db/statistics-query';
 import { DatabaseUnitOfWork } from './db/unit-of-work';
@@ -20,6 +21,7 @@ import { EventFeed } from './domain/events';
 import { FeedbackService } from './domain/feedback';
 import { OrganizationService } from './domain/organizations';
 import { AgentService } from './domain/agents';
+import { AuditService } from './domain/audit';
 import { ReviewService } from './domain/reviews';
 import { StatisticsService } from './domain/statistics';
 import { DecisionWaiters } from './domain/waiters';
@@ -55,6 +57,8 @@ export interface Services {
   organizations: OrganizationService;
   /** Agents registered with organizations (hosted edition). */
   agents: AgentService;
+  /** Organizations' audit logs (hosted edition). */
+  audit: AuditService;
   /** The review policy in force. */
   policy(): Policy;
   /** Puts a reloaded policy in force for new reviews and the next expiries; waiting agents are untouched. */
@@ -77,7 +81,9 @@ export async function openServices(config: Config, log: Logger, clock: () => num
   }
   const feed = new EventFeed((event, error) => log.error('event listener failed', { event: event.type, error: String(error) }));
   const outbox = new Outbox(db, clock);
-  const unitOfWork = new DatabaseUnitOfWork(db, outbox, feed);
+  // The audit log is the hosted edition's: a self-hosted installation's organization_id is a label.
+  const auditStore = new AuditStore(db);
+  const unitOfWork = new DatabaseUnitOfWork(db, outbox, feed, config.edition === 'hosted' ? auditStore : undefined, clock);
   const waiters = new DecisionWaiters(feed);
   const models = defineModels(db.sequelize);
   const reviewStore = new ReviewStore(db, models);
@@ -95,6 +101,7 @@ export async function openServices(config: Config, log: Logger, clock: () => num
   const statistics = new StatisticsService(new StatisticsQuery(db.sequelize), clock);
   const organizations = new OrganizationService({ organizations: new OrganizationStore(db), agents: agentStore, unitOfWork, clock });
   const agents = new AgentService(agentStore, unitOfWork, clock);
+  const audit = new AuditService(auditStore);
   const expiry = new ReviewExpiry({ store: reviewStore, oneAtATime: exclusive, reviews, feed, policy: currentPolicy, log, clock });
   await expiry.start();
   const relay = db.dialect === 'postgres' ? await relayFromOtherProcesses(config.database_url, outbox, feed, reviews, log) : undefined;
@@ -111,6 +118,7 @@ export async function openServices(config: Config, log: Logger, clock: () => num
     statistics,
     organizations,
     agents,
+    audit,
     policy: currentPolicy,
     replacePolicy: (next) => {
       policy = next;
@@ -226,7 +234,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     eventStreams,
     mcpSessions,
     apiKey: config.enable_auth ? config.api_key : undefined,
-    hosted: config.edition === 'hosted' ? { organizations: services.organizations, agents: services.agents, operatorKey: config.operator_key } : undefined,
+    hosted: config.edition === 'hosted' ? { organizations: services.organizations, agents: services.agents, audit: services.audit, operatorKey: config.operator_key } : undefined,
     exposure,
     rateLimitPerMinute: config.rate_limit_per_minute,
     pingDatabase: services.db.ping,

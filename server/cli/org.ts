@@ -2,10 +2,12 @@ import { loadConfig } from '../config/load';
 import { openDatabase } from '../db/connection';
 import { migrate } from '../db/migrate';
 import { AgentStore } from '../db/agent-store';
+import { AuditStore } from '../db/audit-store';
 import { OrganizationStore } from '../db/organization-store';
 import { Outbox } from '../db/outbox';
 import { DatabaseUnitOfWork } from '../db/unit-of-work';
 import { EventFeed } from '../domain/events';
+import { actingAs } from '../domain/audit';
 import { OrganizationService } from '../domain/organizations';
 import { OPERATOR } from '../domain/ports';
 import { CliError } from './errors';
@@ -25,9 +27,9 @@ export async function runOrgCreate(options: { config?: string; name: string }, o
   try {
     await migrate(db.sequelize);
     // Nothing listens here: the API processes learn of nothing an organization's creation changes.
-    const unitOfWork = new DatabaseUnitOfWork(db, new Outbox(db, Date.now), new EventFeed());
+    const unitOfWork = new DatabaseUnitOfWork(db, new Outbox(db, Date.now), new EventFeed(), new AuditStore(db));
     const organizations = new OrganizationService({ organizations: new OrganizationStore(db), agents: new AgentStore(db), unitOfWork, clock: Date.now });
-    const { organization, api_key } = await organizations.create(OPERATOR, { name });
+    const { organization, api_key } = await actingAs(OPERATOR, () => organizations.create(OPERATOR, { name }));
     out.write(
       `created organization ${organization.id} (${organization.name})\n` +
         `its admin API key, shown this once — keep it in a secret store:\n\n  ${api_key.key}\n\n` +

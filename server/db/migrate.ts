@@ -10,6 +10,7 @@ import * as idempotencyKeys from './migrations/0007-idempotency-keys';
 import * as outbox from './migrations/0008-outbox';
 import * as organizations from './migrations/0009-organizations';
 import * as agents from './migrations/0010-agents';
+import * as auditLog from './migrations/0011-audit-log';
 
 /**
  * Listed explicitly rather than globbed so the same list works from TypeScript sources,
@@ -26,6 +27,7 @@ export const MIGRATIONS = [
   { name: '0008-outbox', up: outbox.up, down: outbox.down },
   { name: '0009-organizations', up: organizations.up, down: organizations.down },
   { name: '0010-agents', up: agents.up, down: agents.down },
+  { name: '0011-audit-log', up: auditLog.up, down: auditLog.down },
 ];
 
 const MIGRATION_TABLE = 'schema_migrations';

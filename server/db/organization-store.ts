@@ -108,16 +108,17 @@ export class OrganizationStore implements OrganizationRepository {
     return this.keyWhere('key_hash = $value', keyHash);
   }
 
-  async revokeKey(tx: Tx, organizationId: number, id: number, now: number): Promise<boolean> {
+  async revokeKey(tx: Tx, organizationId: number, id: number, now: number): Promise<'revoked' | 'already_revoked' | 'not_found'> {
     const transaction = transactionOf(tx);
-    const [row] = await this.db.sequelize.query<{ id: number }>('SELECT id FROM api_keys WHERE id = $id AND organization_id = $organizationId', {
+    const [row] = await this.db.sequelize.query<{ revoked_at: number | null }>('SELECT revoked_at FROM api_keys WHERE id = $id AND organization_id = $organizationId', {
       bind: { id, organizationId },
       type: QueryTypes.SELECT,
       transaction,
     });
-    if (!row) return false;
-    await this.db.sequelize.query('UPDATE api_keys SET revoked_at = $now WHERE id = $id AND revoked_at IS NULL', { bind: { id, now }, transaction });
-    return true;
+    if (!row) return 'not_found';
+    if (row.revoked_at !== null) return 'already_revoked';
+    await this.db.sequelize.query('UPDATE api_keys SET revoked_at = $now WHERE id = $id', { bind: { id, now }, transaction });
+    return 'revoked';
   }
 
   async touchKey(id: number, now: number): Promise<void> {

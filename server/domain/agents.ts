@@ -1,6 +1,6 @@
-import { AppError, notFound, refuseNul } from './errors';
+import { notFound, refuseNul } from './errors';
 import type { AgentRecord, AgentRepository, Clock, Principal, UnitOfWork } from './ports';
-import { organizationOf } from './scope';
+import { organizationOf, organizationOfCaller } from './scope';
 
 export interface AgentInput {
   name: string;
@@ -8,13 +8,6 @@ export interface AgentInput {
   description?: string | null;
   organization_id?: number | null;
   metadata?: Record<string, unknown>;
-}
-
-/** The caller's organization; the hosted edition's agents always belong to one. */
-export function organizationOfCaller(principal: Principal): number {
-  const organizationId = principal.scope.organizationId;
-  if (organizationId === null || organizationId === 0) throw new AppError(403, "this needs an organization's API key");
-  return organizationId;
 }
 
 /** The agents an organization registers: a review's `agent_id` names one of them. */
@@ -36,7 +29,11 @@ export class AgentService {
       metadata: input.metadata ?? {},
       created_at: this.clock(),
     };
-    return this.unitOfWork.run((tx) => this.agents.insert(tx, agent));
+    return this.unitOfWork.run(async (tx) => {
+      const created = await this.agents.insert(tx, agent);
+      tx.audit({ organization_id: organizationId, action: 'agent.created', target_type: 'agent', target_id: created.id, data: { name: created.name, framework: created.framework } });
+      return created;
+    });
   }
 
   async list(principal: Principal): Promise<{ agents: AgentRecord[]; count: number }> {

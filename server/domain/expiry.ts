@@ -1,3 +1,4 @@
+import { asSystem } from './audit';
 import { AppError } from './errors';
 import type { EventFeed } from './events';
 import { describeDuration, type Policy } from './policy';
@@ -66,7 +67,7 @@ export class ReviewExpiry {
     this.timerAt = at;
     this.timer = setTimeout(() => {
       this.timerAt = null;
-      void this.pass();
+      void asSystem(() => this.pass());
     }, Math.min(Math.max(at - this.clock(), 0), MAX_TIMER_MS));
     // A pending expiry never keeps a finished process alive on its own.
     this.timer.unref();

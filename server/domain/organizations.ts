@@ -3,6 +3,7 @@ import { AppError, invalidInput, notFound, refuseNul } from './errors';
 import {
   type AgentRepository,
   type ApiKeyRecord,
+  type AuditEntryInput,
   type Clock,
   type KeyScope,
   type NewApiKey,
@@ -57,8 +58,11 @@ export class OrganizationService {
     const now = this.options.clock();
     return this.options.unitOfWork.run(async (tx) => {
       const organization = await this.options.organizations.insertOrganization(tx, input.name, input.settings ?? {}, now);
+      tx.audit({ organization_id: organization.id, action: 'organization.created', target_type: 'organization', target_id: organization.id, data: { name: organization.name } });
       const { key, stored } = newKey(organization.id, { name: 'First admin key', scope: 'admin' }, now);
-      return { organization, api_key: { ...(await this.options.organizations.insertKey(tx, stored)), key } };
+      const apiKey = await this.options.organizations.insertKey(tx, stored);
+      tx.audit(keyCreated(apiKey));
+      return { organization, api_key: { ...apiKey, key } };
     });
   }
 
@@ -73,7 +77,11 @@ export class OrganizationService {
     this.requireAdminOf(principal, organizationId);
     refuseNul(changes);
     const now = this.options.clock();
-    const updated = await this.options.unitOfWork.run((tx) => this.options.organizations.updateOrganization(tx, organizationId, changes, now));
+    const updated = await this.options.unitOfWork.run(async (tx) => {
+      const organization = await this.options.organizations.updateOrganization(tx, organizationId, changes, now);
+      if (organization) tx.audit({ organization_id: organizationId, action: 'organization.updated', target_type: 'organization', target_id: organizationId, data: { changed: Object.keys(changes).sort() } });
+      return organization;
+    });
     if (!updated) throw notFound('organization', organizationId);
     return updated;
   }
@@ -86,7 +94,9 @@ export class OrganizationService {
     const { key, stored } = newKey(organizationId, input, this.options.clock());
     const created = await this.options.unitOfWork.run(async (tx) => {
       if (agentId !== null && !(await this.options.agents.find(organizationId, agentId, tx))) throw notFound('agent', agentId);
-      return this.options.organizations.insertKey(tx, stored);
+      const apiKey = await this.options.organizations.insertKey(tx, stored);
+      tx.audit(keyCreated(apiKey));
+      return apiKey;
     });
     return { ...created, key };
   }
@@ -101,8 +111,12 @@ export class OrganizationService {
   async revokeKey(principal: Principal, keyId: number): Promise<void> {
     const organizationId = this.requireAdmin(principal);
     const now = this.options.clock();
-    const revoked = await this.options.unitOfWork.run((tx) => this.options.organizations.revokeKey(tx, organizationId, keyId, now));
-    if (!revoked) throw notFound('API key', keyId);
+    const outcome = await this.options.unitOfWork.run(async (tx) => {
+      const result = await this.options.organizations.revokeKey(tx, organizationId, keyId, now);
+      if (result === 'revoked') tx.audit({ organization_id: organizationId, action: 'api_key.revoked', target_type: 'api_key', target_id: keyId, data: {} });
+      return result;
+    });
+    if (outcome === 'not_found') throw notFound('API key', keyId);
   }
 
   /**
@@ -152,4 +166,9 @@ function newKey(organizationId: number, input: ApiKeyInput, now: number): { key:
       created_at: now,
     },
   };
+}
+
+function keyCreated(apiKey: ApiKeyRecord): AuditEntryInput {
+  const { name, prefix, scope, agent_id } = apiKey;
+  return { organization_id: apiKey.organization_id, action: 'api_key.created', target_type: 'api_key', target_id: apiKey.id, data: { name, prefix, scope, agent_id } };
 }

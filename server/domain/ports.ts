@@ -68,6 +68,8 @@ export type Clock = () => number;
  */
 export interface Tx {
   record(event: DomainEvent): void;
+  /** Appends an entry to the audit log in this transaction (hosted edition); review events get theirs from `record`. */
+  audit(entry: AuditEntryInput): void;
 }
 
 /** Runs `work` in one transaction, then publishes the events it recorded. */
@@ -214,8 +216,8 @@ export interface OrganizationRepository {
   listKeys(organizationId: number): Promise<ApiKeyRecord[]>;
   findKey(id: number): Promise<ApiKeyRecord | null>;
   findKeyByHash(keyHash: string): Promise<ApiKeyRecord | null>;
-  /** Marks the key revoked, unless it already is; false when there is no such key in the organization. */
-  revokeKey(tx: Tx, organizationId: number, id: number, now: number): Promise<boolean>;
+  /** Marks the key revoked, unless it already is. */
+  revokeKey(tx: Tx, organizationId: number, id: number, now: number): Promise<'revoked' | 'already_revoked' | 'not_found'>;
   /** Records a use of the key, outside any unit of work. */
   touchKey(id: number, now: number): Promise<void>;
 }
@@ -269,4 +271,53 @@ export interface AgentRepository {
   insert(tx: Tx, agent: NewAgent): Promise<AgentRecord>;
   list(organizationId: number): Promise<AgentRecord[]>;
   find(organizationId: number, id: number, tx?: Tx): Promise<AgentRecord | null>;
+}
+
+/** Who made a change, as the audit log records it. */
+export interface AuditActor {
+  type: 'api_key' | 'user' | 'operator' | 'system';
+  /** `key:<id>` for an API key, the user's id, `operator`; null for the system (expiry). */
+  id: string | null;
+}
+
+/** An entry as a use case asks for it, in the transaction of its change. */
+export interface AuditEntryInput {
+  organization_id: number;
+  action: string;
+  target_type: string;
+  target_id: number | null;
+  data: Record<string, unknown>;
+}
+
+/** The fields an entry's hash covers, besides the hash before it. */
+export interface HashedFields extends AuditEntryInput {
+  actor: AuditActor;
+  created_at: string;
+}
+
+export interface AuditRecord extends HashedFields {
+  id: number;
+  prev_hash: string;
+  hash: string;
+}
+
+export interface AuditFilters {
+  action?: string;
+  actor_type?: AuditActor['type'];
+  actor_id?: string;
+  target_type?: string;
+  target_id?: number;
+  /** Epoch milliseconds, inclusive. */
+  since?: number;
+  until?: number;
+}
+
+/** The audit log: appended in the transaction of each change, never edited. */
+export interface AuditRepository {
+  /** Appends `entries` to their organizations' chains, in `tx`. */
+  append(tx: Tx, entries: readonly AuditEntryInput[], actor: AuditActor, now: number): Promise<void>;
+  /** Newest first, below the id `before` when given. */
+  list(organizationId: number, filters: AuditFilters, before: number | null, limit: number): Promise<AuditRecord[]>;
+  /** Oldest first, after the id `after`: the chain in pages, for verification. */
+  chain(organizationId: number, after: number, limit: number): Promise<AuditRecord[]>;
 }

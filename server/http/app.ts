@@ -9,7 +9,7 @@ import type { ReviewService } from '../domain/reviews';
 import type { Logger } from '../logging';
 import type { McpHttpSessions } from '../mcp/http-sessions';
 import { installationKey, principalOf, requireBearerKey } from './auth';
-import { type HostedOptions, hostedAccess, hostedKeys, hostedMcpAccess } from './hosted';
+import { actingForCaller, type HostedOptions, hostedAccess, hostedKeys, hostedMcpAccess } from './hosted';
 import { boundedJsonShape } from './limits';
 import { rateLimit } from './rate-limit';
 import { type Exposure, hostsAllowed, refuseCrossSiteWrites, requireJsonBodies, securityHeaders } from './protection';
@@ -18,6 +18,7 @@ import { openApiDocument } from './openapi/document';
 import { errorHandler, notFoundHandler } from './problems';
 import { agentRoutes } from './routes/agents';
 import { attachmentRoutes } from './routes/attachments';
+import { auditRoutes } from './routes/audit';
 import { docsRoutes } from './routes/docs';
 import { eventRoutes } from './routes/events';
 import { feedbackRoutes } from './routes/feedback';
@@ -73,6 +74,7 @@ export function createApp(options: AppOptions): Express {
   app.use(refuseCrossSiteWrites({ loopbackOnly: options.exposure.loopbackOnly }));
   if (options.hosted) {
     app.use(requireBearerKey(hostedKeys(options.hosted), options.log, options.clock));
+    app.use(actingForCaller());
   } else if (options.apiKey) {
     app.use(requireBearerKey(installationKey(options.apiKey), options.log, options.clock));
   }
@@ -105,7 +107,7 @@ export function createApp(options: AppOptions): Express {
   app.use(attachmentRoutes(options.attachments, options.files));
   app.use(statisticsRoutes(options.statistics));
   app.use(eventRoutes(options.eventStreams));
-  if (options.hosted) app.use(organizationRoutes(options.hosted.organizations), agentRoutes(options.hosted.agents));
+  if (options.hosted) app.use(organizationRoutes(options.hosted.organizations), agentRoutes(options.hosted.agents), auditRoutes(options.hosted.audit));
 
   app.use(notFoundHandler);
   app.use(errorHandler(options.log));

@@ -40,4 +40,6 @@ export const HOSTED_CALLERS: Readonly<Record<string, readonly Caller[]>> = {
   createAgent: ADMIN,
   listAgents: ORGANIZATION_KEYS,
   getAgent: ORGANIZATION_KEYS,
+  listAuditLog: ADMIN,
+  verifyAuditLog: ADMIN,
 };

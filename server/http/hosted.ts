@@ -1,5 +1,6 @@
 import type { NextFunction, RequestHandler, Response } from 'express';
 import type { AgentService } from '../domain/agents';
+import { actingAs, type AuditService } from '../domain/audit';
 import type { OrganizationService } from '../domain/organizations';
 import { OPERATOR, type Principal } from '../domain/ports';
 import { type Caller, HOSTED_CALLERS, MCP_CALLERS } from './callers';
@@ -9,6 +10,7 @@ import { sendProblem } from './problems';
 export interface HostedOptions {
   organizations: OrganizationService;
   agents: AgentService;
+  audit: AuditService;
   /** The key that may create organizations; empty: none may. */
   operatorKey: string;
 }
@@ -17,6 +19,11 @@ export interface HostedOptions {
 export function hostedKeys(hosted: HostedOptions): KeyResolver {
   const isOperator = hosted.operatorKey ? matchesSecret(hosted.operatorKey) : () => false;
   return (presented) => (isOperator(presented) ? OPERATOR : hosted.organizations.authenticate(presented));
+}
+
+/** The rest of the request runs on behalf of its caller: the audit entries of its changes name it. */
+export function actingForCaller(): RequestHandler {
+  return (_req, res, next) => actingAs(principalOf(res), next);
 }
 
 /** The caller a principal of the hosted edition is, in the terms of `HOSTED_CALLERS`. */

@@ -1,0 +1,114 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { createHash } from 'node:crypto';
+import type { DomainEvent } from './events';
+import type { AuditActor, AuditEntryInput, AuditFilters, AuditRecord, AuditRepository, HashedFields, Principal } from './ports';
+
+/** The `prev_hash` of an organization's first entry. */
+export const GENESIS_HASH = '0'.repeat(64);
+
+/** JSON with object keys sorted at every level: the same entry always hashes the same. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).filter(([, item]) => item !== undefined);
+    entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/** SHA-256 over the previous entry's hash and this entry's canonical JSON: a chain per organization. */
+export function entryHash(prevHash: string, fields: HashedFields): string {
+  const { organization_id, action, target_type, target_id, data, actor, created_at } = fields;
+  return createHash('sha256')
+    .update(prevHash)
+    .update(canonicalJson({ organization_id, action, target_type, target_id, data, actor, created_at }))
+    .digest('hex');
+}
+
+const acting = new AsyncLocalStorage<Principal>();
+
+/**
+ * Runs `work` on behalf of `principal`: the audit entries of the changes it makes name it as
+ * their actor, however deep in the call the unit of work runs. Work with no principal (the
+ * expiry timer) is the system's.
+ */
+export function actingAs<T>(principal: Principal, work: () => T): T {
+  return acting.run(principal, work);
+}
+
+/**
+ * Runs `work` as the system, whatever request it was scheduled from: a timer armed while a
+ * request was served would otherwise carry that request's caller into its changes.
+ */
+export function asSystem<T>(work: () => T): T {
+  return acting.exit(work);
+}
+
+export function currentActor(): AuditActor {
+  const principal = acting.getStore();
+  if (!principal) return { type: 'system', id: null };
+  switch (principal.kind) {
+    case 'operator':
+      return { type: 'operator', id: 'operator' };
+    case 'user':
+      return { type: 'user', id: principal.id };
+    default:
+      return { type: 'api_key', id: principal.id || null };
+  }
+}
+
+/** The audit entry of a review event, or null for an event outside any organization. */
+export function auditEntryOf(event: DomainEvent): AuditEntryInput | null {
+  if (event.organization_id === null) return null;
+  const organization_id = event.organization_id;
+  switch (event.type) {
+    case 'review.created':
+      return { organization_id, action: 'review.created', target_type: 'review', target_id: event.review_id, data: { task_type: event.payload.task_type, urgency: event.payload.urgency, status: event.payload.status } };
+    case 'review.decided': {
+      const decision = event.payload.decision;
+      return {
+        organization_id,
+        action: 'review.decided',
+        target_type: 'review',
+        target_id: event.review_id,
+        data: { decision_type: decision?.decision_type ?? null, reviewer_id: decision?.reviewer_id ?? null, reviewer_name: decision?.reviewer_name ?? null },
+      };
+    }
+    case 'feedback.created':
+      return { organization_id, action: 'feedback.created', target_type: 'feedback', target_id: event.payload.id, data: { review_id: event.review_id, rating: event.payload.rating } };
+    case 'attachment.created':
+      return { organization_id, action: 'attachment.created', target_type: 'attachment', target_id: event.payload.id, data: { review_id: event.review_id, file_name: event.payload.file_name, size_bytes: event.payload.size_bytes, sha256: event.payload.sha256 } };
+    case 'attachment.deleted':
+      return { organization_id, action: 'attachment.deleted', target_type: 'attachment', target_id: event.payload.id, data: { review_id: event.review_id } };
+  }
+}
+
+/** An organization's audit log, read by its admins. */
+export class AuditService {
+  constructor(private readonly entries: AuditRepository) {}
+
+  async list(organizationId: number, filters: AuditFilters, cursor: number | null, limit: number): Promise<{ entries: AuditRecord[]; next_cursor: number | null }> {
+    const page = await this.entries.list(organizationId, filters, cursor, limit + 1);
+    const entries = page.slice(0, limit);
+    return { entries, next_cursor: page.length > limit ? entries[entries.length - 1].id : null };
+  }
+
+  /** Recomputes the chain from the first entry: the first one whose hash or link does not hold. */
+  async verify(organizationId: number): Promise<{ valid: boolean; entries: number; first_invalid_id: number | null }> {
+    let previous = GENESIS_HASH;
+    let checked = 0;
+    for (let after = 0; ; ) {
+      const page = await this.entries.chain(organizationId, after, VERIFY_PAGE);
+      for (const entry of page) {
+        checked += 1;
+        if (entry.prev_hash !== previous || entryHash(previous, entry) !== entry.hash) return { valid: false, entries: checked, first_invalid_id: entry.id };
+        previous = entry.hash;
+      }
+      if (page.length < VERIFY_PAGE) return { valid: true, entries: checked, first_invalid_id: null };
+      after = page[page.length - 1].id;
+    }
+  }
+}
+
+const VERIFY_PAGE = 1_000;

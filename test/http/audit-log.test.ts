@@ -1,0 +1,134 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TEST_DATABASE_URL } from '../support/postgres';
+import { call, sampleReview, startTestServer, type TestServer } from '../support/server';
+
+const OPERATOR_KEY = 'operator-key-for-audit-tests-0123456789ab';
+const bearer = (key: string): { headers: Record<string, string> } => ({ headers: { authorization: `Bearer ${key}` } });
+
+let server: TestServer;
+let organizationId: number;
+let admin: string;
+let agentKey: { id: number; key: string };
+let otherAdmin: string;
+
+interface Entry {
+  id: number;
+  action: string;
+  actor: { type: string; id: string | null };
+  target_type: string;
+  target_id: number | null;
+  data: Record<string, unknown>;
+}
+
+async function entries(query = '', key = admin): Promise<Entry[]> {
+  const page = await call(server.url, 'GET', `/audit-logs${query}`, undefined, bearer(key));
+  expect(page.status).toBe(200);
+  return page.body.entries;
+}
+
+beforeAll(async () => {
+  server = await startTestServer({ edition: 'hosted', operator_key: OPERATOR_KEY });
+  const created = await call(server.url, 'POST', '/organizations', { name: 'Acme' }, bearer(OPERATOR_KEY));
+  organizationId = created.body.organization.id;
+  admin = created.body.api_key.key;
+  const madeKey = await call(server.url, 'POST', `/organizations/${organizationId}/api-keys`, { name: 'agent', scope: 'agent' }, bearer(admin));
+  agentKey = { id: madeKey.body.id, key: madeKey.body.key };
+  otherAdmin = (await call(server.url, 'POST', '/organizations', { name: 'Globex' }, bearer(OPERATOR_KEY))).body.api_key.key;
+
+  const review = (await call(server.url, 'POST', '/reviews', sampleReview, bearer(agentKey.key))).body;
+  await call(server.url, 'POST', `/reviews/${review.id}/decide`, { decision_type: 'reject', notes: 'No proof of loss.' }, bearer(admin));
+  await call(server.url, 'POST', `/reviews/${review.id}/feedback`, { rating: 5 }, bearer(agentKey.key));
+  await call(server.url, 'POST', '/agents', { name: 'refund-bot' }, bearer(admin));
+  await call(server.url, 'PATCH', `/organizations/${organizationId}`, { name: 'Acme Corp' }, bearer(admin));
+});
+afterAll(() => server?.dispose());
+
+describe('the audit log', () => {
+  it('records every change and administrative action, newest first, with who did it', async () => {
+    const log = await entries();
+    expect(log.map((entry) => entry.action)).toEqual([
+      'organization.updated',
+      'agent.created',
+      'feedback.created',
+      'review.decided',
+      'review.created',
+      'api_key.created',
+      'api_key.created',
+      'organization.created',
+    ]);
+    const byAction = (action: string): Entry => log.find((entry) => entry.action === action) as Entry;
+    expect(byAction('organization.created').actor).toEqual({ type: 'operator', id: 'operator' });
+    expect(byAction('review.created').actor).toEqual({ type: 'api_key', id: `key:${agentKey.id}` });
+    expect(byAction('review.decided')).toMatchObject({ target_type: 'review', data: { decision_type: 'reject' } });
+    expect(byAction('review.decided').actor.type).toBe('api_key');
+    expect(byAction('organization.updated').data).toEqual({ changed: ['name'] });
+  });
+
+  it('filters, and pages with a cursor through every entry once', async () => {
+    expect((await entries('?action=api_key.created')).map((entry) => entry.target_id).sort()).toEqual([1, agentKey.id].sort());
+    expect((await entries('?actor_type=operator')).map((entry) => entry.action)).toEqual(['api_key.created', 'organization.created']);
+    expect(await entries(`?since=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`)).toEqual([]);
+
+    const seen: number[] = [];
+    let cursor: number | null = null;
+    do {
+      const page: { status: number; body: { entries: Entry[]; next_cursor: number | null } } = await call(
+        server.url,
+        'GET',
+        `/audit-logs?limit=3${cursor === null ? '' : `&cursor=${cursor}`}`,
+        undefined,
+        bearer(admin),
+      );
+      seen.push(...page.body.entries.map((entry) => entry.id));
+      cursor = page.body.next_cursor;
+    } while (cursor !== null);
+    expect(seen).toEqual((await entries()).map((entry) => entry.id));
+  });
+
+  it("shows an organization only its own entries", async () => {
+    const theirs = await entries('', otherAdmin);
+    expect(theirs.map((entry) => entry.action)).toEqual(['api_key.created', 'organization.created']);
+  });
+
+  it('verifies its hash chain', async () => {
+    const verified = await call(server.url, 'GET', '/audit-logs/verify', undefined, bearer(admin));
+    expect(verified.body).toEqual({ valid: true, entries: (await entries()).length, first_invalid_id: null });
+  });
+
+  it('refuses to change or delete an entry, even to SQL sent straight to the database', async () => {
+    const { sequelize } = server.services.db;
+    // The database's own refusal, under whatever name Sequelize gives the error.
+    const refusal = { parent: { message: expect.stringMatching(/cannot be changed or deleted/) } };
+    await expect(sequelize.query("UPDATE audit_log SET action = 'nothing.happened'")).rejects.toMatchObject(refusal);
+    await expect(sequelize.query('DELETE FROM audit_log')).rejects.toMatchObject(refusal);
+    expect((await call(server.url, 'GET', '/audit-logs/verify', undefined, bearer(admin))).body.valid).toBe(true);
+  });
+
+  it('finds where an entry was changed around the guard', async () => {
+    const { db } = server.services;
+    const target = (await entries('?action=review.decided'))[0];
+    const guards = db.dialect === 'postgres' ? ['DROP TRIGGER audit_log_append_only ON audit_log'] : ['DROP TRIGGER audit_log_no_update'];
+    for (const guard of guards) await db.sequelize.query(guard);
+    await db.sequelize.query(`UPDATE audit_log SET data = '{"decision_type":"approve"}' WHERE id = ${target.id}`);
+    const verified = await call(server.url, 'GET', '/audit-logs/verify', undefined, bearer(admin));
+    expect(verified.body).toMatchObject({ valid: false, first_invalid_id: target.id });
+  });
+});
+
+describe.runIf(TEST_DATABASE_URL)('the audit log under two API processes', () => {
+  it('stays one chain when both append to it at once', async () => {
+    const hosted = await startTestServer({ edition: 'hosted', operator_key: OPERATOR_KEY });
+    const other = await startTestServer({ edition: 'hosted', operator_key: OPERATOR_KEY, database_url: hosted.config.database_url });
+    try {
+      const key = (await call(hosted.url, 'POST', '/organizations', { name: 'Busy' }, bearer(OPERATOR_KEY))).body.api_key.key;
+      // Task types of their own: reviews alike would queue on their shared statistics tally row anyway.
+      const creates = Array.from({ length: 40 }, (_, i) => call(i % 2 ? other.url : hosted.url, 'POST', '/reviews', { ...sampleReview, task_type: `task-${i}` }, bearer(key)));
+      expect((await Promise.all(creates)).map((answer) => answer.status)).toEqual(Array(40).fill(201));
+      const verified = await call(other.url, 'GET', '/audit-logs/verify', undefined, bearer(key));
+      expect(verified.body).toEqual({ valid: true, entries: 42, first_invalid_id: null });
+    } finally {
+      await other.dispose();
+      await hosted.dispose();
+    }
+  });
+});
