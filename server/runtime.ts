@@ -13,6 +13,7 @@ import { FeedbackStore } from './db/feedback-store';
 import { OrganizationStore } from './db/organization-store';
 import { AgentStore } from './db/agent-store';
 import { AuditStore } from './db/audit-store';
+import { PeopleStore } from './db/people-store';
 import { ReviewStore } from './db/review-store';
 import { StatisticsQuery } from './db/statistics-query';
 import { DatabaseUnitOfWork } from './db/unit-of-work';
@@ -22,6 +23,7 @@ import { FeedbackService } from './domain/feedback';
 import { OrganizationService } from './domain/organizations';
 import { AgentService } from './domain/agents';
 import { AuditService } from './domain/audit';
+import { PeopleService } from './domain/people';
 import { ReviewService } from './domain/reviews';
 import { StatisticsService } from './domain/statistics';
 import { DecisionWaiters } from './domain/waiters';
@@ -59,6 +61,8 @@ export interface Services {
   agents: AgentService;
   /** Organizations' audit logs (hosted edition). */
   audit: AuditService;
+  /** Organizations' users and teams (hosted edition). */
+  people: PeopleService;
   /** The review policy in force. */
   policy(): Policy;
   /** Puts a reloaded policy in force for new reviews and the next expiries; waiting agents are untouched. */
@@ -102,6 +106,7 @@ export async function openServices(config: Config, log: Logger, clock: () => num
   const organizations = new OrganizationService({ organizations: new OrganizationStore(db), agents: agentStore, unitOfWork, clock });
   const agents = new AgentService(agentStore, unitOfWork, clock);
   const audit = new AuditService(auditStore);
+  const people = new PeopleService(new PeopleStore(db), unitOfWork, clock);
   const expiry = new ReviewExpiry({ store: reviewStore, oneAtATime: exclusive, reviews, feed, policy: currentPolicy, log, clock });
   await expiry.start();
   const relay = db.dialect === 'postgres' ? await relayFromOtherProcesses(config.database_url, outbox, feed, reviews, log) : undefined;
@@ -119,6 +124,7 @@ export async function openServices(config: Config, log: Logger, clock: () => num
     organizations,
     agents,
     audit,
+    people,
     policy: currentPolicy,
     replacePolicy: (next) => {
       policy = next;
@@ -234,7 +240,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     eventStreams,
     mcpSessions,
     apiKey: config.enable_auth ? config.api_key : undefined,
-    hosted: config.edition === 'hosted' ? { organizations: services.organizations, agents: services.agents, audit: services.audit, operatorKey: config.operator_key } : undefined,
+    hosted: config.edition === 'hosted' ? { organizations: services.organizations, agents: services.agents, audit: services.audit, people: services.people, operatorKey: config.operator_key } : undefined,
     exposure,
     rateLimitPerMinute: config.rate_limit_per_minute,
     pingDatabase: services.db.ping,

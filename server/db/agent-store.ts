@@ -1,5 +1,5 @@
-import { QueryTypes } from 'sequelize';
 import type { Database } from './database';
+import { organizationRows } from './organization-rows';
 import { isoTime } from './time';
 import { transactionOf } from './unit-of-work';
 import type { AgentRecord, AgentRepository, NewAgent, Tx } from '../domain/ports';
@@ -42,19 +42,11 @@ export class AgentStore implements AgentRepository {
   }
 
   async list(organizationId: number): Promise<AgentRecord[]> {
-    const rows = await this.db.sequelize.query<AgentRow>(`SELECT ${COLUMNS} FROM agents WHERE organization_id = $organizationId ORDER BY id`, {
-      bind: { organizationId },
-      type: QueryTypes.SELECT,
-    });
-    return rows.map(toAgent);
+    return (await organizationRows<AgentRow>(this.db, 'agents', COLUMNS, organizationId)).map(toAgent);
   }
 
   async find(organizationId: number, id: number, tx?: Tx): Promise<AgentRecord | null> {
-    const [row] = await this.db.sequelize.query<AgentRow>(`SELECT ${COLUMNS} FROM agents WHERE id = $id AND organization_id = $organizationId`, {
-      bind: { id, organizationId },
-      type: QueryTypes.SELECT,
-      transaction: tx ? transactionOf(tx) : undefined,
-    });
+    const [row] = await organizationRows<AgentRow>(this.db, 'agents', COLUMNS, organizationId, id, tx);
     return row ? toAgent(row) : null;
   }
 }

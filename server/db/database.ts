@@ -1,4 +1,4 @@
-import type { Sequelize, Transaction } from 'sequelize';
+import { type Sequelize, type Transaction, UniqueConstraintError } from 'sequelize';
 import { type DiskSpace, isOutOfSpace } from './disk-space';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -46,4 +46,11 @@ export function watchedWrites(
       throw error;
     }
   };
+}
+
+/** A unique index refused the row: through Sequelize, or from SQLite's prepared inserts directly. */
+export function isUniqueViolation(error: unknown): boolean {
+  if (error instanceof UniqueConstraintError) return true;
+  const { code, message } = error as { code?: string; message?: string };
+  return code === 'SQLITE_CONSTRAINT' && /UNIQUE constraint failed/.test(message ?? '');
 }

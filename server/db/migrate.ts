@@ -11,6 +11,7 @@ import * as outbox from './migrations/0008-outbox';
 import * as organizations from './migrations/0009-organizations';
 import * as agents from './migrations/0010-agents';
 import * as auditLog from './migrations/0011-audit-log';
+import * as usersAndTeams from './migrations/0012-users-and-teams';
 
 /**
  * Listed explicitly rather than globbed so the same list works from TypeScript sources,
@@ -28,6 +29,7 @@ export const MIGRATIONS = [
   { name: '0009-organizations', up: organizations.up, down: organizations.down },
   { name: '0010-agents', up: agents.up, down: agents.down },
   { name: '0011-audit-log', up: auditLog.up, down: auditLog.down },
+  { name: '0012-users-and-teams', up: usersAndTeams.up, down: usersAndTeams.down },
 ];
 
 const MIGRATION_TABLE = 'schema_migrations';

@@ -321,3 +321,49 @@ export interface AuditRepository {
   /** Oldest first, after the id `after`: the chain in pages, for verification. */
   chain(organizationId: number, after: number, limit: number): Promise<AuditRecord[]>;
 }
+
+export const USER_ROLES = ['admin', 'reviewer', 'viewer'] as const;
+export type UserRole = (typeof USER_ROLES)[number];
+
+export interface UserRecord {
+  id: number;
+  organization_id: number;
+  email: string;
+  name: string;
+  role: UserRole;
+  is_active: boolean;
+  created_at: string;
+  updated_at: string;
+}
+
+export type NewUser = Pick<UserRecord, 'organization_id' | 'email' | 'name' | 'role'> & { created_at: number };
+
+export interface TeamMember {
+  id: number;
+  email: string;
+  name: string;
+  role: UserRole;
+}
+
+export interface TeamRecord {
+  id: number;
+  organization_id: number;
+  name: string;
+  members: TeamMember[];
+  settings: Record<string, unknown>;
+  created_at: string;
+}
+
+/** The people of an organization and their teams (hosted edition). */
+export interface PeopleRepository {
+  /** The new user, or null when the organization already has one with that e-mail. */
+  insertUser(tx: Tx, user: NewUser): Promise<UserRecord | null>;
+  listUsers(organizationId: number): Promise<UserRecord[]>;
+  findUser(organizationId: number, id: number, tx?: Tx): Promise<UserRecord | null>;
+  updateUser(tx: Tx, organizationId: number, id: number, changes: Partial<Pick<UserRecord, 'name' | 'role' | 'is_active'>>, now: number): Promise<UserRecord | null>;
+  insertTeam(tx: Tx, team: { organization_id: number; name: string; settings: Record<string, unknown>; created_at: number }): Promise<number>;
+  listTeams(organizationId: number): Promise<TeamRecord[]>;
+  findTeam(organizationId: number, id: number, tx?: Tx): Promise<TeamRecord | null>;
+  /** Adds (or, with `member` false, removes) a member; false when the user already was (or was not) one. */
+  setMember(tx: Tx, teamId: number, userId: number, member: boolean): Promise<boolean>;
+}

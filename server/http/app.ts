@@ -24,6 +24,7 @@ import { eventRoutes } from './routes/events';
 import { feedbackRoutes } from './routes/feedback';
 import { healthRoutes } from './routes/health';
 import { organizationRoutes } from './routes/organizations';
+import { peopleRoutes } from './routes/people';
 import { reviewRoutes } from './routes/reviews';
 import { statisticsRoutes } from './routes/statistics';
 
@@ -107,7 +108,7 @@ export function createApp(options: AppOptions): Express {
   app.use(attachmentRoutes(options.attachments, options.files));
   app.use(statisticsRoutes(options.statistics));
   app.use(eventRoutes(options.eventStreams));
-  if (options.hosted) app.use(organizationRoutes(options.hosted.organizations), agentRoutes(options.hosted.agents), auditRoutes(options.hosted.audit));
+  if (options.hosted) app.use(organizationRoutes(options.hosted.organizations), agentRoutes(options.hosted.agents), peopleRoutes(options.hosted.people), auditRoutes(options.hosted.audit));
 
   app.use(notFoundHandler);
   app.use(errorHandler(options.log));

@@ -2,6 +2,7 @@ import type { NextFunction, RequestHandler, Response } from 'express';
 import type { AgentService } from '../domain/agents';
 import { actingAs, type AuditService } from '../domain/audit';
 import type { OrganizationService } from '../domain/organizations';
+import type { PeopleService } from '../domain/people';
 import { OPERATOR, type Principal } from '../domain/ports';
 import { type Caller, HOSTED_CALLERS, MCP_CALLERS } from './callers';
 import { isPublicPath, type KeyResolver, matchesSecret, principalOf } from './auth';
@@ -11,6 +12,7 @@ export interface HostedOptions {
   organizations: OrganizationService;
   agents: AgentService;
   audit: AuditService;
+  people: PeopleService;
   /** The key that may create organizations; empty: none may. */
   operatorKey: string;
 }

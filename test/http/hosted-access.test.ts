@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { attach } from '../support/seed';
@@ -53,6 +54,8 @@ async function pathFor(operation: Operation, owner: Organization): Promise<strin
     review_id: newReview,
     attachment_id: async () => (await attach(server.url, await newReview(), 'evidence', 'evidence.txt', 'text/plain', undefined, admin)).id,
     org_id: async () => owner.id,
+    user_id: async () => (await call(server.url, 'POST', '/users', { email: `${randomUUID()}@example.com`, name: 'Someone', role: 'reviewer' }, { headers: admin })).body.id,
+    team_id: async () => (await call(server.url, 'POST', '/teams', { name: 'spare team' }, { headers: admin })).body.id,
     agent_id: async () => (await call(server.url, 'POST', '/agents', { name: 'spare agent' }, { headers: admin })).body.id,
     api_key_id: async () => (await call(server.url, 'POST', `/organizations/${owner.id}/api-keys`, { name: 'spare', scope: 'agent' }, { headers: admin })).body.id,
   };

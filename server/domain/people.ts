@@ -1,0 +1,118 @@
+import { AppError, invalidInput, notFound, refuseNul } from './errors';
+import type { Clock, PeopleRepository, Principal, TeamRecord, Tx, UnitOfWork, UserRecord, UserRole } from './ports';
+import { organizationOf, organizationOfCaller } from './scope';
+
+export interface UserInput {
+  email: string;
+  name: string;
+  role: UserRole;
+  organization_id?: number | null;
+}
+
+export type UserChanges = Partial<Pick<UserRecord, 'name' | 'role' | 'is_active'>>;
+
+export interface TeamInput {
+  name: string;
+  organization_id?: number | null;
+  member_ids?: number[];
+  settings?: Record<string, unknown>;
+}
+
+/** An address as people type it, and as stored: trimmed, in lower case. */
+function normalEmail(email: string): string {
+  const normal = email.trim().toLowerCase();
+  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(normal)) throw invalidInput('email', 'must be an e-mail address');
+  return normal;
+}
+
+/** The people of an organization (hosted edition) and the teams they form. */
+export class PeopleService {
+  constructor(
+    private readonly people: PeopleRepository,
+    private readonly unitOfWork: UnitOfWork,
+    private readonly clock: Clock,
+  ) {}
+
+  async createUser(principal: Principal, input: UserInput): Promise<UserRecord> {
+    refuseNul(input);
+    const organizationId = organizationOf(principal.scope, input.organization_id) ?? organizationOfCaller(principal);
+    const user = { organization_id: organizationId, email: normalEmail(input.email), name: input.name, role: input.role, created_at: this.clock() };
+    return this.unitOfWork.run(async (tx) => {
+      const created = await this.people.insertUser(tx, user);
+      if (!created) throw new AppError(409, `the organization already has a user with the e-mail ${user.email}`);
+      tx.audit({ organization_id: organizationId, action: 'user.created', target_type: 'user', target_id: created.id, data: { email: created.email, role: created.role } });
+      return created;
+    });
+  }
+
+  async listUsers(principal: Principal): Promise<{ users: UserRecord[]; count: number }> {
+    const users = await this.people.listUsers(organizationOfCaller(principal));
+    return { users, count: users.length };
+  }
+
+  async getUser(principal: Principal, id: number): Promise<UserRecord> {
+    const user = await this.people.findUser(organizationOfCaller(principal), id);
+    if (!user) throw notFound('user', id);
+    return user;
+  }
+
+  /** Renames, changes the role of, or (re)activates a user. */
+  async updateUser(principal: Principal, id: number, changes: UserChanges): Promise<UserRecord> {
+    refuseNul(changes);
+    const organizationId = organizationOfCaller(principal);
+    const updated = await this.unitOfWork.run(async (tx) => {
+      const user = await this.people.updateUser(tx, organizationId, id, changes, this.clock());
+      if (user) tx.audit({ organization_id: organizationId, action: 'user.updated', target_type: 'user', target_id: id, data: { ...changes } });
+      return user;
+    });
+    if (!updated) throw notFound('user', id);
+    return updated;
+  }
+
+  /** Deactivates a user rather than deleting them: decisions keep their author. */
+  async deactivateUser(principal: Principal, id: number): Promise<UserRecord> {
+    return this.updateUser(principal, id, { is_active: false });
+  }
+
+  async createTeam(principal: Principal, input: TeamInput): Promise<TeamRecord> {
+    refuseNul(input);
+    const organizationId = organizationOf(principal.scope, input.organization_id) ?? organizationOfCaller(principal);
+    const team = { organization_id: organizationId, name: input.name, settings: input.settings ?? {}, created_at: this.clock() };
+    return this.unitOfWork.run(async (tx) => {
+      const id = await this.people.insertTeam(tx, team);
+      for (const userId of new Set(input.member_ids ?? [])) await this.setMemberIn(tx, organizationId, id, userId, true);
+      tx.audit({ organization_id: organizationId, action: 'team.created', target_type: 'team', target_id: id, data: { name: team.name, member_ids: [...new Set(input.member_ids ?? [])] } });
+      return (await this.people.findTeam(organizationId, id, tx)) as TeamRecord;
+    });
+  }
+
+  async listTeams(principal: Principal): Promise<{ teams: TeamRecord[]; count: number }> {
+    const teams = await this.people.listTeams(organizationOfCaller(principal));
+    return { teams, count: teams.length };
+  }
+
+  async getTeam(principal: Principal, id: number): Promise<TeamRecord> {
+    const team = await this.people.findTeam(organizationOfCaller(principal), id);
+    if (!team) throw notFound('team', id);
+    return team;
+  }
+
+  /** Adds (`member` true) or removes a user of the organization; doing it twice changes nothing. */
+  async setMember(principal: Principal, teamId: number, userId: number, member: boolean): Promise<TeamRecord> {
+    const organizationId = organizationOfCaller(principal);
+    return this.unitOfWork.run(async (tx) => {
+      if (!(await this.people.findTeam(organizationId, teamId, tx))) throw notFound('team', teamId);
+      const changed = await this.setMemberIn(tx, organizationId, teamId, userId, member);
+      if (changed) {
+        tx.audit({ organization_id: organizationId, action: member ? 'team.member_added' : 'team.member_removed', target_type: 'team', target_id: teamId, data: { user_id: userId } });
+      }
+      return (await this.people.findTeam(organizationId, teamId, tx)) as TeamRecord;
+    });
+  }
+
+  /** A user of the organization only: another's is a 404. */
+  private async setMemberIn(tx: Tx, organizationId: number, teamId: number, userId: number, member: boolean): Promise<boolean> {
+    if (!(await this.people.findUser(organizationId, userId, tx))) throw notFound('user', userId);
+    return this.people.setMember(tx, teamId, userId, member);
+  }
+}
