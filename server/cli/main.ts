@@ -106,6 +106,12 @@ function buildProgram(): Command {
 }
 
 export async function main(argv: string[]): Promise<void> {
+  // `greenlight logs | head`: a reader that stops early ends the command quietly, as it would
+  // any other command-line tool, rather than with a stack trace.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    process.exit(process.exitCode ?? 0);
+  });
   try {
     await buildProgram().parseAsync(argv);
   } catch (error) {

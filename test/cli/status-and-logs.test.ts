@@ -1,7 +1,8 @@
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { freePort, runCli, startCli } from '../support/cli';
+import { CLI, cliEnv, freePort, runCli, startCli } from '../support/cli';
 import { TEST_DATABASE_URL } from '../support/postgres';
 import { makeTempDir } from '../support/temp';
 
@@ -113,5 +114,17 @@ describe('greenlight logs', () => {
   it('refuses an unknown status and a bad limit', async () => {
     expect((await runCli(['logs', '--status-filter', 'done'], { cwd: temp.dir })).code).not.toBe(0);
     expect((await runCli(['logs', '--limit', '0'], { cwd: temp.dir })).code).not.toBe(0);
+  });
+});
+
+describe('output to a reader that stops early', () => {
+  it('ends quietly, as `greenlight status | head -1` expects', async () => {
+    const child = spawn(process.execPath, [CLI, 'status'], { cwd: temp.dir, env: await cliEnv(temp.dir) });
+    // The reading end is gone before the command writes a line.
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    await new Promise((resolve) => child.on('close', resolve));
+    expect(stderr).not.toMatch(/EPIPE|\n\s+at /);
   });
 });
