@@ -222,7 +222,7 @@ export function checkConsistency(config: Config): void {
     throw new ConfigError(`operator_key must be at least ${MIN_OPERATOR_KEY_LENGTH} characters (try: openssl rand -hex 32)`);
   }
   if (config.edition === 'hosted' && config.enable_auth) {
-    throw new ConfigError('enable_auth and api_key belong to the self-hosted edition; the hosted edition always requires an organization\'s API key');
+    throw new ConfigError('enable_auth belongs to the self-hosted edition: the hosted edition always requires an organization\'s API key');
   }
 }
 

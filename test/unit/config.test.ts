@@ -75,6 +75,9 @@ describe('loadConfig', () => {
     ['database_url: mysql://x/y\n', /^database_url must be empty, sqlite:<path to a database file> or postgres:\/\/user:password@host:5432\/database/],
     ['api_port: [1\n', /^greenlight\.yaml is not valid YAML \(line \d+\): Flow sequence/],
     ['- just\n- a list\n', /^greenlight\.yaml must be a mapping/],
+    ['edition: cloud\n', /^edition must be one of self-hosted, hosted \(got "cloud" from greenlight\.yaml\)$/],
+    ['edition: hosted\noperator_key: short\n', /^operator_key must be at least 32 characters/],
+    ['edition: hosted\nenable_auth: true\napi_key: 0123456789abcdef0123\n', /^enable_auth belongs to the self-hosted edition/],
   ])('refuses %j with one clear line naming the key', (content, message) => {
     writeConfig(content);
     expect(() => loadConfig({ cwd: temp.dir, env: {} })).toThrowError(message);
