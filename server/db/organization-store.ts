@@ -100,12 +100,9 @@ export class OrganizationStore implements OrganizationRepository {
     return rows.map(toApiKey);
   }
 
-  async findKey(id: number): Promise<ApiKeyRecord | null> {
-    return this.keyWhere('id = $value', id);
-  }
-
   async findKeyByHash(keyHash: string): Promise<ApiKeyRecord | null> {
-    return this.keyWhere('key_hash = $value', keyHash);
+    const [row] = await this.db.sequelize.query<ApiKeyRow>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE key_hash = $keyHash`, { bind: { keyHash }, type: QueryTypes.SELECT });
+    return row ? toApiKey(row) : null;
   }
 
   async revokeKey(tx: Tx, organizationId: number, id: number, now: number): Promise<'revoked' | 'already_revoked' | 'not_found'> {
@@ -123,10 +120,5 @@ export class OrganizationStore implements OrganizationRepository {
 
   async touchKey(id: number, now: number): Promise<void> {
     await this.db.write((transaction) => this.db.sequelize.query('UPDATE api_keys SET last_used_at = $now WHERE id = $id', { bind: { id, now }, transaction }));
-  }
-
-  private async keyWhere(condition: string, value: number | string): Promise<ApiKeyRecord | null> {
-    const [row] = await this.db.sequelize.query<ApiKeyRow>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE ${condition}`, { bind: { value }, type: QueryTypes.SELECT });
-    return row ? toApiKey(row) : null;
   }
 }

@@ -7,12 +7,12 @@ import {
   type Clock,
   type KeyScope,
   type NewApiKey,
-  NO_ORGANIZATION,
   type OrganizationRecord,
   type OrganizationRepository,
   type Principal,
   type UnitOfWork,
 } from './ports';
+import { organizationOfCaller } from './scope';
 
 /** Recognisable, so that secret scanners find a leaked key. */
 export const API_KEY_PREFIX = 'gl_';
@@ -138,10 +138,8 @@ export class OrganizationService {
 
   /** The caller's organization, for an admin key; 403 for any other caller. */
   private requireAdmin(principal: Principal): number {
-    const organizationId = principal.scope.organizationId;
-    if (principal.kind !== 'api_key' || principal.access !== 'admin' || organizationId === null || organizationId === NO_ORGANIZATION.organizationId) {
-      throw new AppError(403, 'this needs an admin API key of the organization');
-    }
+    const organizationId = organizationOfCaller(principal);
+    if (principal.kind !== 'api_key' || principal.access !== 'admin') throw new AppError(403, 'this needs an admin API key of the organization');
     return organizationId;
   }
 

@@ -214,7 +214,6 @@ export interface OrganizationRepository {
   updateOrganization(tx: Tx, id: number, changes: { name?: string; settings?: Record<string, unknown> }, now: number): Promise<OrganizationRecord | null>;
   insertKey(tx: Tx, key: NewApiKey): Promise<ApiKeyRecord>;
   listKeys(organizationId: number): Promise<ApiKeyRecord[]>;
-  findKey(id: number): Promise<ApiKeyRecord | null>;
   findKeyByHash(keyHash: string): Promise<ApiKeyRecord | null>;
   /** Marks the key revoked, unless it already is. */
   revokeKey(tx: Tx, organizationId: number, id: number, now: number): Promise<'revoked' | 'already_revoked' | 'not_found'>;

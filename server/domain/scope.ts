@@ -1,5 +1,5 @@
 import { AppError, notFound } from './errors';
-import type { Principal, Scope } from './ports';
+import { NO_ORGANIZATION, type Principal, type Scope } from './ports';
 
 /**
  * The organization a new record belongs to: the caller's. In the self-hosted edition, where the
@@ -21,7 +21,7 @@ export function scopeOf(scope: Scope, requested: number | undefined): Scope {
 /** The caller's organization, for what exists only inside one (the hosted edition's agents, audit log). */
 export function organizationOfCaller(principal: Principal): number {
   const organizationId = principal.scope.organizationId;
-  if (organizationId === null || organizationId === 0) throw new AppError(403, "this needs an organization's API key");
+  if (organizationId === null || organizationId === NO_ORGANIZATION.organizationId) throw new AppError(403, "this needs an organization's API key");
   return organizationId;
 }
 
