@@ -75,11 +75,12 @@ export class OrganizationStore implements OrganizationRepository {
   async updateOrganization(tx: Tx, id: number, changes: { name?: string; settings?: Record<string, unknown> }, now: number): Promise<OrganizationRecord | null> {
     const current = await this.findOrganization(id, tx);
     if (!current) return null;
+    const next = { ...current, name: changes.name ?? current.name, settings: changes.settings ?? current.settings, updated_at: isoTime(now) };
     await this.db.sequelize.query('UPDATE organizations SET name = $name, settings = $settings, updated_at = $now WHERE id = $id', {
-      bind: { id, now, name: changes.name ?? current.name, settings: JSON.stringify(changes.settings ?? current.settings) },
+      bind: { id, now, name: next.name, settings: JSON.stringify(next.settings) },
       transaction: transactionOf(tx),
     });
-    return this.findOrganization(id, tx);
+    return next;
   }
 
   async insertKey(tx: Tx, key: NewApiKey): Promise<ApiKeyRecord> {
