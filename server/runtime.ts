@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { type Config, ConfigError, isLoopback } from './config/settings';
+import { type Config, ConfigError, isLoopback, publicUrlOf } from './config/settings';
 import { type Database, openDatabase } from './db/connection';
 import { DiskSpace } from './db/disk-space';
 import { migrate } from './db/migrate';
@@ -24,6 +24,7 @@ import { OrganizationService } from './domain/organizations';
 import { AgentService } from './domain/agents';
 import { AuditService } from './domain/audit';
 import { PeopleService } from './domain/people';
+import { Invitations, SignInService } from './domain/sign-in';
 import { ReviewService } from './domain/reviews';
 import { StatisticsService } from './domain/statistics';
 import { DecisionWaiters } from './domain/waiters';
@@ -63,6 +64,8 @@ export interface Services {
   audit: AuditService;
   /** Organizations' users and teams (hosted edition). */
   people: PeopleService;
+  /** People signing in to the dashboard (hosted edition). */
+  signIn: SignInService;
   /** The review policy in force. */
   policy(): Policy;
   /** Puts a reloaded policy in force for new reviews and the next expiries; waiting agents are untouched. */
@@ -94,7 +97,8 @@ export async function openServices(config: Config, log: Logger, clock: () => num
   let policy = config.routing;
   const currentPolicy = (): Policy => policy;
   const agentStore = new AgentStore(db);
-  const reviews = new ReviewService({ reviews: reviewStore, agents: agentStore, unitOfWork, waiters, policy: currentPolicy, maxWaiting: config.max_waiting_requests, clock });
+  const peopleStore = new PeopleStore(db);
+  const reviews = new ReviewService({ reviews: reviewStore, agents: agentStore, people: peopleStore, unitOfWork, waiters, policy: currentPolicy, maxWaiting: config.max_waiting_requests, clock });
   const files = new AttachmentFiles(path.join(config.data_dir, 'attachments'), diskSpace);
   const attachmentStore = new AttachmentStore(models);
   const exclusive = oneAtATime(db);
@@ -106,7 +110,8 @@ export async function openServices(config: Config, log: Logger, clock: () => num
   const organizations = new OrganizationService({ organizations: new OrganizationStore(db), agents: agentStore, unitOfWork, clock });
   const agents = new AgentService(agentStore, unitOfWork, clock);
   const audit = new AuditService(auditStore);
-  const people = new PeopleService(new PeopleStore(db), unitOfWork, clock);
+  const people = new PeopleService(peopleStore, peopleStore, new Invitations(peopleStore, publicUrlOf(config), clock), unitOfWork, clock);
+  const signIn = new SignInService(peopleStore, unitOfWork, clock);
   const expiry = new ReviewExpiry({ store: reviewStore, oneAtATime: exclusive, reviews, feed, policy: currentPolicy, log, clock });
   await expiry.start();
   const relay = db.dialect === 'postgres' ? await relayFromOtherProcesses(config.database_url, outbox, feed, reviews, log) : undefined;
@@ -125,6 +130,7 @@ export async function openServices(config: Config, log: Logger, clock: () => num
     agents,
     audit,
     people,
+    signIn,
     policy: currentPolicy,
     replacePolicy: (next) => {
       policy = next;
@@ -240,7 +246,18 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     eventStreams,
     mcpSessions,
     apiKey: config.enable_auth ? config.api_key : undefined,
-    hosted: config.edition === 'hosted' ? { organizations: services.organizations, agents: services.agents, audit: services.audit, people: services.people, operatorKey: config.operator_key } : undefined,
+    hosted:
+      config.edition === 'hosted'
+        ? {
+            organizations: services.organizations,
+            agents: services.agents,
+            audit: services.audit,
+            people: services.people,
+            signIn: services.signIn,
+            operatorKey: config.operator_key,
+            secureCookies: publicUrlOf(config).startsWith('https:'),
+          }
+        : undefined,
     exposure,
     rateLimitPerMinute: config.rate_limit_per_minute,
     pingDatabase: services.db.ping,

@@ -21,6 +21,8 @@ export interface Config {
   dashboard_port: number;
   /** Where the dashboard server sends `/api/*`; empty means this machine's own API. */
   api_url: string;
+  /** The dashboard's address as people reach it (hosted edition: invitation links; https makes cookies Secure). */
+  public_url: string;
   /** Absolute path; relative paths are resolved when the config is loaded. */
   data_dir: string;
   /** `sqlite:<absolute path>` or `postgres://…` once loaded (empty in a file means the SQLite file `greenlight.db` inside `data_dir`). */
@@ -183,6 +185,12 @@ export const SETTINGS = [
   setting('dashboard_host', '127.0.0.1', 'Interface the reviewer dashboard binds to.', text({ allowEmpty: false })),
   setting('dashboard_port', 8501, 'TCP port of the reviewer dashboard.', port),
   setting('api_url', '', 'API the dashboard talks to (its /api/* is forwarded there). Empty: http://<api_host>:<api_port>.', url),
+  setting(
+    'public_url',
+    '',
+    'Hosted edition: the dashboard\'s address as people reach it, e.g. https://review.example.com; invitation links point there, and https:// marks session cookies Secure. Empty: http://<dashboard_host>:<dashboard_port>.',
+    url,
+  ),
   setting('data_dir', './greenlight-data', 'Directory for the database and uploaded files (relative to this file).', text({ allowEmpty: false })),
   setting(
     'database_url',
@@ -258,4 +266,9 @@ export function apiUrlOf(config: Pick<Config, 'api_url' | 'api_host' | 'api_port
 
 export function dashboardUrlOf(config: Pick<Config, 'dashboard_host' | 'dashboard_port'>): string {
   return `http://${reachableHost(config.dashboard_host)}:${config.dashboard_port}`;
+}
+
+/** The dashboard as people reach it: `public_url` when set, else this machine's dashboard address. */
+export function publicUrlOf(config: Pick<Config, 'public_url' | 'dashboard_host' | 'dashboard_port'>): string {
+  return config.public_url || dashboardUrlOf(config);
 }

@@ -111,12 +111,14 @@ export class AuditStore implements AuditRepository {
   /**
    * The hash of the organization's newest entry. On PostgreSQL the organization's row is locked
    * first, so that two transactions appending to one chain take turns instead of both linking
-   * to the same entry; on SQLite writes already take turns.
+   * to the same entry; on SQLite writes already take turns. NO KEY UPDATE, not UPDATE: the
+   * transactions have inserted rows that refer to the organization, each holding the KEY SHARE
+   * lock that foreign key takes, which FOR UPDATE would wait on in both — a deadlock.
    */
   private async head(organizationId: number, tx: Tx): Promise<string> {
     const transaction = transactionOf(tx);
     if (this.db.dialect === 'postgres') {
-      await this.db.sequelize.query('SELECT id FROM organizations WHERE id = $organizationId FOR UPDATE', { bind: { organizationId }, transaction });
+      await this.db.sequelize.query('SELECT id FROM organizations WHERE id = $organizationId FOR NO KEY UPDATE', { bind: { organizationId }, transaction });
     }
     const [row] = await this.db.sequelize.query<{ hash: string }>('SELECT hash FROM audit_log WHERE organization_id = $organizationId ORDER BY id DESC LIMIT 1', {
       bind: { organizationId },

@@ -12,6 +12,7 @@ import * as organizations from './migrations/0009-organizations';
 import * as agents from './migrations/0010-agents';
 import * as auditLog from './migrations/0011-audit-log';
 import * as usersAndTeams from './migrations/0012-users-and-teams';
+import * as signIn from './migrations/0013-sign-in';
 
 /**
  * Listed explicitly rather than globbed so the same list works from TypeScript sources,
@@ -30,6 +31,7 @@ export const MIGRATIONS = [
   { name: '0010-agents', up: agents.up, down: agents.down },
   { name: '0011-audit-log', up: auditLog.up, down: auditLog.down },
   { name: '0012-users-and-teams', up: usersAndTeams.up, down: usersAndTeams.down },
+  { name: '0013-sign-in', up: signIn.up, down: signIn.down },
 ];
 
 const MIGRATION_TABLE = 'schema_migrations';

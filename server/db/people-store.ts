@@ -3,7 +3,7 @@ import { type Database, isUniqueViolation } from './database';
 import { organizationRows } from './organization-rows';
 import { isoTime } from './time';
 import { transactionOf } from './unit-of-work';
-import type { NewUser, PeopleRepository, TeamMember, TeamRecord, Tx, UserRecord, UserRole } from '../domain/ports';
+import type { NewSession, NewUser, PeopleRepository, SignInRepository, TeamMember, TeamRecord, Tx, UserCredentials, UserRecord, UserRole } from '../domain/ports';
 
 interface UserRow {
   id: number;
@@ -12,8 +12,14 @@ interface UserRow {
   name: string;
   role: string;
   is_active: boolean | number;
+  password_set: boolean | number;
   created_at: number;
   updated_at: number;
+}
+
+interface CredentialsRow extends UserRow {
+  password_hash: string | null;
+  organization_name: string;
 }
 
 interface TeamRow {
@@ -24,7 +30,15 @@ interface TeamRow {
   created_at: number;
 }
 
-const USER_COLUMNS = 'id, organization_id, email, name, role, is_active, created_at, updated_at';
+const USER_COLUMNS = 'id, organization_id, email, name, role, is_active, password_hash IS NOT NULL AS password_set, created_at, updated_at';
+
+/** A user with what signing in checks, `u` being `users` and `o` their organization. */
+const CREDENTIALS_COLUMNS = `u.id, u.organization_id, u.email, u.name, u.role, u.is_active, u.password_hash IS NOT NULL AS password_set,
+  u.created_at, u.updated_at, u.password_hash, o.name AS organization_name`;
+
+function toCredentials(row: CredentialsRow): UserCredentials {
+  return { user: toUser(row), passwordHash: row.password_hash, organizationName: row.organization_name };
+}
 
 function toUser(row: UserRow): UserRecord {
   return {
@@ -35,16 +49,18 @@ function toUser(row: UserRow): UserRecord {
     role: row.role as UserRole,
     // SQLite keeps booleans as 0 and 1.
     is_active: Boolean(row.is_active),
+    password_set: Boolean(row.password_set),
     created_at: isoTime(Number(row.created_at)),
     updated_at: isoTime(Number(row.updated_at)),
   };
 }
 
-export class PeopleStore implements PeopleRepository {
+export class PeopleStore implements PeopleRepository, SignInRepository {
   constructor(private readonly db: Database) {}
 
   async insertUser(tx: Tx, user: NewUser): Promise<UserRecord | null> {
     const row = { ...user, is_active: true, updated_at: user.created_at };
+    const created = { ...row, password_set: false };
     try {
       const id = await this.db.insertReturningId(
         `INSERT INTO users (organization_id, email, name, role, is_active, created_at, updated_at)
@@ -52,7 +68,7 @@ export class PeopleStore implements PeopleRepository {
         row,
         transactionOf(tx),
       );
-      return toUser({ id, ...row });
+      return toUser({ id, ...created });
     } catch (error) {
       // Another user of the organization has the address (the unique index says so, also for a race).
       if (isUniqueViolation(error)) return null;
@@ -105,6 +121,65 @@ export class PeopleStore implements PeopleRepository {
     const sql = member ? 'INSERT INTO team_members (team_id, user_id) VALUES ($teamId, $userId)' : 'DELETE FROM team_members WHERE team_id = $teamId AND user_id = $userId';
     await this.db.sequelize.query(sql, { bind, transaction });
     return true;
+  }
+
+  async findByEmail(email: string): Promise<UserCredentials[]> {
+    return this.credentialsWhere('u.email = $email AND u.is_active = $active', { email, active: true });
+  }
+
+  async findByInvitation(tokenHash: string, now: number): Promise<UserCredentials | null> {
+    const [found] = await this.credentialsWhere('u.invitation_hash = $tokenHash AND u.invitation_expires_at > $now AND u.is_active = $active', { tokenHash, now, active: true });
+    return found ?? null;
+  }
+
+  async setInvitation(tx: Tx, userId: number, tokenHash: string, expiresAt: number): Promise<void> {
+    await this.db.sequelize.query('UPDATE users SET invitation_hash = $tokenHash, invitation_expires_at = $expiresAt WHERE id = $userId', {
+      bind: { userId, tokenHash, expiresAt },
+      transaction: transactionOf(tx),
+    });
+  }
+
+  async setPassword(tx: Tx, userId: number, passwordHash: string, now: number): Promise<void> {
+    await this.db.sequelize.query('UPDATE users SET password_hash = $passwordHash, invitation_hash = NULL, invitation_expires_at = NULL, updated_at = $now WHERE id = $userId', {
+      bind: { userId, passwordHash, now },
+      transaction: transactionOf(tx),
+    });
+  }
+
+  async insertSession(tx: Tx, session: NewSession): Promise<void> {
+    await this.db.sequelize.query('INSERT INTO sessions (token_hash, user_id, created_at, expires_at) VALUES ($token_hash, $user_id, $created_at, $expires_at)', {
+      bind: { ...session },
+      transaction: transactionOf(tx),
+    });
+  }
+
+  async findSession(tokenHash: string, now: number): Promise<(UserCredentials & { expiresAt: number }) | null> {
+    const rows = await this.db.sequelize.query<CredentialsRow & { expires_at: number }>(
+      `SELECT ${CREDENTIALS_COLUMNS}, s.expires_at FROM sessions s JOIN users u ON u.id = s.user_id JOIN organizations o ON o.id = u.organization_id
+       WHERE s.token_hash = $tokenHash AND s.expires_at > $now AND u.is_active = $active`,
+      { bind: { tokenHash, now, active: true }, type: QueryTypes.SELECT },
+    );
+    return rows[0] ? { ...toCredentials(rows[0]), expiresAt: Number(rows[0].expires_at) } : null;
+  }
+
+  async deleteSession(tx: Tx, tokenHash: string): Promise<void> {
+    await this.db.sequelize.query('DELETE FROM sessions WHERE token_hash = $tokenHash', { bind: { tokenHash }, transaction: transactionOf(tx) });
+  }
+
+  async deleteSessionsOf(tx: Tx, userId: number): Promise<void> {
+    await this.db.sequelize.query('DELETE FROM sessions WHERE user_id = $userId', { bind: { userId }, transaction: transactionOf(tx) });
+  }
+
+  async deleteExpiredSessions(tx: Tx, userId: number, now: number): Promise<void> {
+    await this.db.sequelize.query('DELETE FROM sessions WHERE user_id = $userId AND expires_at <= $now', { bind: { userId, now }, transaction: transactionOf(tx) });
+  }
+
+  private async credentialsWhere(condition: string, bind: Record<string, unknown>): Promise<UserCredentials[]> {
+    const rows = await this.db.sequelize.query<CredentialsRow>(
+      `SELECT ${CREDENTIALS_COLUMNS} FROM users u JOIN organizations o ON o.id = u.organization_id WHERE ${condition} ORDER BY u.id`,
+      { bind, type: QueryTypes.SELECT },
+    );
+    return rows.map(toCredentials);
   }
 
   /** Teams with their members, in two queries whatever their number. */

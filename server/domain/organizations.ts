@@ -12,7 +12,7 @@ import {
   type Principal,
   type UnitOfWork,
 } from './ports';
-import { organizationOfCaller } from './scope';
+import { isOrganizationAdmin, organizationOfCaller } from './scope';
 
 /** Recognisable, so that secret scanners find a leaked key. */
 export const API_KEY_PREFIX = 'gl_';
@@ -139,7 +139,7 @@ export class OrganizationService {
   /** The caller's organization, for an admin key; 403 for any other caller. */
   private requireAdmin(principal: Principal): number {
     const organizationId = organizationOfCaller(principal);
-    if (principal.kind !== 'api_key' || principal.access !== 'admin') throw new AppError(403, 'this needs an admin API key of the organization');
+    if (!isOrganizationAdmin(principal)) throw new AppError(403, 'this needs an admin of the organization (an admin API key, or a signed-in admin)');
     return organizationId;
   }
 

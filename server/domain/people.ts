@@ -1,6 +1,7 @@
 import { AppError, invalidInput, notFound, refuseNul } from './errors';
-import type { Clock, PeopleRepository, Principal, TeamRecord, Tx, UnitOfWork, UserRecord, UserRole } from './ports';
+import type { Clock, PeopleRepository, Principal, SignInRepository, TeamRecord, Tx, UnitOfWork, UserRecord, UserRole } from './ports';
 import { organizationOf, organizationOfCaller } from './scope';
+import type { Invitations } from './sign-in';
 
 export interface UserInput {
   email: string;
@@ -8,6 +9,9 @@ export interface UserInput {
   role: UserRole;
   organization_id?: number | null;
 }
+
+/** A user just added, with the link that lets them set a password: in this answer only. */
+export type InvitedUser = UserRecord & { invitation_url: string; invitation_expires_at: string };
 
 export type UserChanges = Partial<Pick<UserRecord, 'name' | 'role' | 'is_active'>>;
 
@@ -29,11 +33,13 @@ function normalEmail(email: string): string {
 export class PeopleService {
   constructor(
     private readonly people: PeopleRepository,
+    private readonly accounts: SignInRepository,
+    private readonly invitations: Invitations,
     private readonly unitOfWork: UnitOfWork,
     private readonly clock: Clock,
   ) {}
 
-  async createUser(principal: Principal, input: UserInput): Promise<UserRecord> {
+  async createUser(principal: Principal, input: UserInput): Promise<InvitedUser> {
     refuseNul(input);
     const organizationId = organizationOf(principal.scope, input.organization_id) ?? organizationOfCaller(principal);
     const user = { organization_id: organizationId, email: normalEmail(input.email), name: input.name, role: input.role, created_at: this.clock() };
@@ -41,7 +47,19 @@ export class PeopleService {
       const created = await this.people.insertUser(tx, user);
       if (!created) throw new AppError(409, `the organization already has a user with the e-mail ${user.email}`);
       tx.audit({ organization_id: organizationId, action: 'user.created', target_type: 'user', target_id: created.id, data: { email: created.email, role: created.role } });
-      return created;
+      return { ...created, ...(await this.invitations.issue(tx, created.id)) };
+    });
+  }
+
+  /** A new invitation link for a user (one who lost theirs, or forgot their password); an earlier link stops working. */
+  async reinvite(principal: Principal, id: number): Promise<{ invitation_url: string; invitation_expires_at: string }> {
+    const organizationId = organizationOfCaller(principal);
+    return this.unitOfWork.run(async (tx) => {
+      const user = await this.people.findUser(organizationId, id, tx);
+      if (!user) throw notFound('user', id);
+      if (!user.is_active) throw new AppError(409, `user ${id} is deactivated; reactivate them (PATCH is_active: true) first`);
+      tx.audit({ organization_id: organizationId, action: 'user.invited', target_type: 'user', target_id: id, data: {} });
+      return this.invitations.issue(tx, id);
     });
   }
 
@@ -62,6 +80,8 @@ export class PeopleService {
     const organizationId = organizationOfCaller(principal);
     const updated = await this.unitOfWork.run(async (tx) => {
       const user = await this.people.updateUser(tx, organizationId, id, changes, this.clock());
+      // A deactivated person is signed out everywhere at once.
+      if (user && changes.is_active === false) await this.accounts.deleteSessionsOf(tx, id);
       if (user) tx.audit({ organization_id: organizationId, action: 'user.updated', target_type: 'user', target_id: id, data: { ...changes } });
       return user;
     });

@@ -45,6 +45,8 @@ export interface Principal {
   access?: KeyScope;
   /** The registered agent an agent key belongs to: every review it files is that agent's. */
   agentId?: number;
+  /** A signed-in person (hosted edition): who they are and what their role lets them do. */
+  user?: { id: number; name: string; role: UserRole };
 }
 
 export const KEY_SCOPES = ['admin', 'agent'] as const;
@@ -331,6 +333,8 @@ export interface UserRecord {
   name: string;
   role: UserRole;
   is_active: boolean;
+  /** False until the person has set a password through their invitation link. */
+  password_set: boolean;
   created_at: string;
   updated_at: string;
 }
@@ -365,4 +369,39 @@ export interface PeopleRepository {
   findTeam(organizationId: number, id: number, tx?: Tx): Promise<TeamRecord | null>;
   /** Adds (or, with `member` false, removes) a member; false when the user already was (or was not) one. */
   setMember(tx: Tx, teamId: number, userId: number, member: boolean): Promise<boolean>;
+}
+
+/** A user as signing in sees them: with their password's hash and their organization's name. */
+export interface UserCredentials {
+  user: UserRecord;
+  passwordHash: string | null;
+  organizationName: string;
+}
+
+export interface NewSession {
+  /** SHA-256 of the cookie's token; the token itself is never stored. */
+  token_hash: string;
+  user_id: number;
+  created_at: number;
+  expires_at: number;
+}
+
+/** Passwords, invitation links and sessions of the hosted edition's people. */
+export interface SignInRepository {
+  /** Active users with this (normalized) e-mail, in every organization. */
+  findByEmail(email: string): Promise<UserCredentials[]>;
+  /** The user a live invitation link (by its token's hash) belongs to. */
+  findByInvitation(tokenHash: string, now: number): Promise<UserCredentials | null>;
+  /** Replaces the user's invitation link: an earlier one stops working. */
+  setInvitation(tx: Tx, userId: number, tokenHash: string, expiresAt: number): Promise<void>;
+  /** Sets the password and uses up the invitation link. */
+  setPassword(tx: Tx, userId: number, passwordHash: string, now: number): Promise<void>;
+  insertSession(tx: Tx, session: NewSession): Promise<void>;
+  /** The session's active user, or null for an unknown, expired or deactivated one. */
+  findSession(tokenHash: string, now: number): Promise<(UserCredentials & { expiresAt: number }) | null>;
+  deleteSession(tx: Tx, tokenHash: string): Promise<void>;
+  /** Ends every session of a user (deactivated). */
+  deleteSessionsOf(tx: Tx, userId: number): Promise<void>;
+  /** Forgets a user's expired sessions: done at each sign-in, so that they do not pile up. */
+  deleteExpiredSessions(tx: Tx, userId: number, now: number): Promise<void>;
 }

@@ -1,15 +1,17 @@
 import { AppError, invalidInput, notFound, refuseNul } from './errors';
 import { domainEvent } from './events';
 import { expiryTime, type Policy, routeReview } from './policy';
-import { type AgentRepository, type Clock, type IdempotencyClaim, INSTALLATION, type NewReview, type Principal, type ReviewRepository, type Scope, type Tx, type UnitOfWork } from './ports';
+import { type AgentRepository, type Clock, type IdempotencyClaim, INSTALLATION, type NewReview, type PeopleRepository, type Principal, type ReviewRepository, type Scope, type Tx, type UnitOfWork } from './ports';
 import type { DecisionInput, DecisionRecord, ReviewFilters, ReviewInput, ReviewOrder, ReviewPage, ReviewRecord } from './records';
-import { organizationOf, scopeOf } from './scope';
+import { isOrganizationAdmin, organizationOf, scopeOf } from './scope';
 import type { DecisionWaiters, WaitOutcome } from './waiters';
 
 export interface ReviewServiceOptions {
   reviews: ReviewRepository;
   /** Registered agents: in an organization, a review's `agent_id` must name one of its own. */
   agents?: AgentRepository;
+  /** An organization's people: its decisions are theirs, by id (hosted edition). */
+  people?: PeopleRepository;
   unitOfWork: UnitOfWork;
   waiters: DecisionWaiters;
   /** The policy in force now (it can be reloaded while the service runs). */
@@ -195,6 +197,16 @@ export class ReviewService {
     return { reviews, total, page, page_size: pageSize };
   }
 
+  /**
+   * A decision made by `principal`. In an organization it is always a person's: a signed-in
+   * person decides as themselves, and an admin key names the reviewer (`reviewer_id`) it
+   * decides for; the name stored is that person's, never one typed in. The self-hosted
+   * edition takes the body's reviewer as it is.
+   */
+  async decideAs(principal: Principal, reviewId: number, input: DecisionInput): Promise<DecisionRecord> {
+    return this.decide(principal.scope, reviewId, await this.attributed(principal, input));
+  }
+
   async decide(scope: Scope, reviewId: number, input: DecisionInput): Promise<DecisionRecord> {
     refuseNul(input);
     checkDecisionShape(input);
@@ -249,6 +261,28 @@ export class ReviewService {
     }
     if (current.decision) waiters.wake(reviewId, { kind: 'decided', review: current });
     return outcome;
+  }
+
+  private async attributed(principal: Principal, input: DecisionInput): Promise<DecisionInput> {
+    const organizationId = principal.scope.organizationId;
+    if (organizationId === null || (!principal.user && !isOrganizationAdmin(principal))) return input;
+    if (input.reviewer_name !== undefined && input.reviewer_name !== null) {
+      throw invalidInput('reviewer_name', "is the deciding person's own name in an organization; leave it out (and name the person with reviewer_id)");
+    }
+    if (principal.user) {
+      if (input.reviewer_id !== undefined && input.reviewer_id !== null && input.reviewer_id !== principal.user.id) {
+        throw new AppError(403, `you decide as yourself: reviewer_id must be your own (${principal.user.id}) or left out`);
+      }
+      return { ...input, reviewer_id: principal.user.id, reviewer_name: principal.user.name };
+    }
+    if (input.reviewer_id === undefined || input.reviewer_id === null) {
+      throw invalidInput('reviewer_id', 'is required with an admin API key: the id of the reviewer or admin of the organization the decision is made for');
+    }
+    const reviewer = await this.options.people?.findUser(organizationId, input.reviewer_id);
+    if (!reviewer) throw notFound('user', input.reviewer_id);
+    if (!reviewer.is_active) throw new AppError(422, `user ${reviewer.id} is deactivated and cannot decide`);
+    if (reviewer.role === 'viewer') throw new AppError(422, `user ${reviewer.id} is a viewer, who cannot decide; name a reviewer or an admin`);
+    return { ...input, reviewer_name: reviewer.name };
   }
 }
 

@@ -25,3 +25,8 @@ export function organizationOfCaller(principal: Principal): number {
   return organizationId;
 }
 
+
+/** An admin of the caller's organization: its admin API key, or a person signed in as an admin. */
+export function isOrganizationAdmin(principal: Principal): boolean {
+  return (principal.kind === 'api_key' && principal.access === 'admin') || principal.user?.role === 'admin';
+}

@@ -9,7 +9,7 @@ import type { ReviewService } from '../domain/reviews';
 import type { Logger } from '../logging';
 import type { McpHttpSessions } from '../mcp/http-sessions';
 import { installationKey, principalOf, requireBearerKey } from './auth';
-import { actingForCaller, type HostedOptions, hostedAccess, hostedKeys, hostedMcpAccess } from './hosted';
+import { actingForCaller, type HostedOptions, hostedAccess, hostedAuthentication, hostedMcpAccess } from './hosted';
 import { boundedJsonShape } from './limits';
 import { rateLimit } from './rate-limit';
 import { type Exposure, hostsAllowed, refuseCrossSiteWrites, requireJsonBodies, securityHeaders } from './protection';
@@ -26,6 +26,7 @@ import { healthRoutes } from './routes/health';
 import { organizationRoutes } from './routes/organizations';
 import { peopleRoutes } from './routes/people';
 import { reviewRoutes } from './routes/reviews';
+import { sessionRoutes } from './routes/sessions';
 import { statisticsRoutes } from './routes/statistics';
 
 export interface AppOptions {
@@ -74,7 +75,7 @@ export function createApp(options: AppOptions): Express {
   app.use(hostsAllowed(options.exposure));
   app.use(refuseCrossSiteWrites({ loopbackOnly: options.exposure.loopbackOnly }));
   if (options.hosted) {
-    app.use(requireBearerKey(hostedKeys(options.hosted), options.log, options.clock));
+    app.use(hostedAuthentication(options.hosted, options.log, options.clock));
     app.use(actingForCaller());
   } else if (options.apiKey) {
     app.use(requireBearerKey(installationKey(options.apiKey), options.log, options.clock));
@@ -108,7 +109,16 @@ export function createApp(options: AppOptions): Express {
   app.use(attachmentRoutes(options.attachments, options.files));
   app.use(statisticsRoutes(options.statistics));
   app.use(eventRoutes(options.eventStreams));
-  if (options.hosted) app.use(organizationRoutes(options.hosted.organizations), agentRoutes(options.hosted.agents), peopleRoutes(options.hosted.people), auditRoutes(options.hosted.audit));
+  if (options.hosted) {
+    const { hosted } = options;
+    app.use(
+      sessionRoutes(hosted.signIn, hosted.secureCookies, options.clock),
+      organizationRoutes(hosted.organizations),
+      agentRoutes(hosted.agents),
+      peopleRoutes(hosted.people),
+      auditRoutes(hosted.audit),
+    );
+  }
 
   app.use(notFoundHandler);
   app.use(errorHandler(options.log));

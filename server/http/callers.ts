@@ -1,36 +1,39 @@
 /**
- * Who may call each operation of the hosted edition, by operationId: `admin` and `agent` are
- * the scopes of an organization's API keys, `operator` the operator key. The one table both
+ * Who may call each operation of the hosted edition, by operationId: `admin` is an admin API key
+ * of an organization or a person signed in with the admin role, `agent` an agent API key,
+ * `reviewer` and `viewer` people signed in with those roles, `operator` the operator key. The one table both
  * enforces the rules (`hostedAccess`) and is written into the OpenAPI document as
  * `x-callers`, so the two cannot drift apart. Operations open without a key (`security: []`)
  * are not listed. An operation missing here is refused to every key, and the document build
  * fails on it.
  */
-export const CALLERS = ['operator', 'admin', 'agent'] as const;
+export const CALLERS = ['operator', 'admin', 'agent', 'reviewer', 'viewer'] as const;
 export type Caller = (typeof CALLERS)[number];
 
-const ORGANIZATION_KEYS: readonly Caller[] = ['admin', 'agent'];
-
-/** `/mcp`, outside the document (JSON-RPC, not REST): its tools read and file reviews, never decide. */
-export const MCP_CALLERS: readonly Caller[] = ORGANIZATION_KEYS;
+/** What files reviews and their evidence: agents, and admins on their behalf. */
+const FILERS: readonly Caller[] = ['admin', 'agent'];
+/** Everyone of the organization reads its reviews. */
+const READERS: readonly Caller[] = ['admin', 'agent', 'reviewer', 'viewer'];
+/** A decision is a person's: an agent key reads decisions but never makes one, nor does a viewer. */
+const DECIDERS: readonly Caller[] = ['admin', 'reviewer'];
 const ADMIN: readonly Caller[] = ['admin'];
 
 export const HOSTED_CALLERS: Readonly<Record<string, readonly Caller[]>> = {
-  createReview: ORGANIZATION_KEYS,
-  listReviews: ORGANIZATION_KEYS,
-  getReview: ORGANIZATION_KEYS,
-  // A decision is a person's: an agent key reads decisions but never makes one.
-  decideReview: ADMIN,
-  getDecision: ORGANIZATION_KEYS,
-  addFeedback: ORGANIZATION_KEYS,
-  listFeedback: ORGANIZATION_KEYS,
-  uploadAttachment: ORGANIZATION_KEYS,
-  listAttachments: ORGANIZATION_KEYS,
-  getAttachment: ORGANIZATION_KEYS,
-  downloadAttachment: ORGANIZATION_KEYS,
-  deleteAttachment: ORGANIZATION_KEYS,
-  getStatistics: ORGANIZATION_KEYS,
-  streamEvents: ORGANIZATION_KEYS,
+  createReview: FILERS,
+  listReviews: READERS,
+  getReview: READERS,
+  decideReview: DECIDERS,
+  getDecision: READERS,
+  // How a decision turned out is told by the agent that acted on it, or by a reviewer.
+  addFeedback: ['admin', 'agent', 'reviewer'],
+  listFeedback: READERS,
+  uploadAttachment: FILERS,
+  listAttachments: READERS,
+  getAttachment: READERS,
+  downloadAttachment: READERS,
+  deleteAttachment: FILERS,
+  getStatistics: READERS,
+  streamEvents: READERS,
   createOrganization: ['operator'],
   getOrganization: ADMIN,
   updateOrganization: ADMIN,
@@ -38,13 +41,14 @@ export const HOSTED_CALLERS: Readonly<Record<string, readonly Caller[]>> = {
   listApiKeys: ADMIN,
   revokeApiKey: ADMIN,
   createAgent: ADMIN,
-  listAgents: ORGANIZATION_KEYS,
-  getAgent: ORGANIZATION_KEYS,
+  listAgents: READERS,
+  getAgent: READERS,
   createUser: ADMIN,
   listUsers: ADMIN,
   getUser: ADMIN,
   updateUser: ADMIN,
   deactivateUser: ADMIN,
+  reinviteUser: ADMIN,
   createTeam: ADMIN,
   listTeams: ADMIN,
   getTeam: ADMIN,

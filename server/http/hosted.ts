@@ -4,23 +4,72 @@ import { actingAs, type AuditService } from '../domain/audit';
 import type { OrganizationService } from '../domain/organizations';
 import type { PeopleService } from '../domain/people';
 import { OPERATOR, type Principal } from '../domain/ports';
-import { type Caller, HOSTED_CALLERS, MCP_CALLERS } from './callers';
-import { isPublicPath, type KeyResolver, matchesSecret, principalOf } from './auth';
+import type { SignInService } from '../domain/sign-in';
+import type { Logger } from '../logging';
+import { type Caller, HOSTED_CALLERS } from './callers';
+import { isPublicPath, type KeyResolver, matchesSecret, principalOf, requireBearerKey } from './auth';
 import { sendProblem } from './problems';
+import { clearSessionCookie, sessionTokenOf } from './session-cookie';
 
 export interface HostedOptions {
   organizations: OrganizationService;
   agents: AgentService;
   audit: AuditService;
   people: PeopleService;
+  signIn: SignInService;
   /** The key that may create organizations; empty: none may. */
   operatorKey: string;
+  /** The dashboard is reached over https (`public_url`): session cookies are marked Secure. */
+  secureCookies: boolean;
 }
+
+/** Signing in needs no credential yet: its routes read the session cookie themselves. */
+export function isHostedPublicPath(path: string): boolean {
+  return isPublicPath(path) || /^\/(sessions|invitations)(\/|$)/.test(path);
+}
+
+const READ_ONLY_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** The hosted edition's keys: the operator's, or an organization's (looked up on every request). */
 export function hostedKeys(hosted: HostedOptions): KeyResolver {
   const isOperator = hosted.operatorKey ? matchesSecret(hosted.operatorKey) : () => false;
   return (presented) => (isOperator(presented) ? OPERATOR : hosted.organizations.authenticate(presented));
+}
+
+/**
+ * Who is calling, in the hosted edition: an API key (`Authorization: Bearer`), or a person
+ * signed in to the dashboard (its session cookie). A change made with a session must carry the
+ * session's CSRF token, which a page of another site cannot read; a key needs none, since no
+ * browser sends one by itself.
+ */
+export function hostedAuthentication(hosted: HostedOptions, log: Logger, clock?: () => number): RequestHandler {
+  const byKey = requireBearerKey(hostedKeys(hosted), log, clock);
+  return (req, res, next) => {
+    if (isHostedPublicPath(req.path)) {
+      next();
+      return;
+    }
+    const token = sessionTokenOf(req);
+    if (token === null || req.get('authorization') !== undefined) {
+      void byKey(req, res, next);
+      return;
+    }
+    hosted.signIn.session(token).then((found) => {
+      if (!found) {
+        clearSessionCookie(req, res, hosted.secureCookies);
+        return sendProblem(res, 401, 'your session has ended (signed out, expired, or your account deactivated); sign in again');
+      }
+      if (!READ_ONLY_METHODS.has(req.method) && !sameToken(req.get('x-csrf-token'), found.view.csrf_token)) {
+        return sendProblem(res, 403, 'a change made with a session needs its CSRF token in the X-CSRF-Token header (from GET /sessions/current)');
+      }
+      res.locals.principal = found.principal;
+      next();
+    }, next);
+  };
+}
+
+function sameToken(presented: string | undefined, expected: string): boolean {
+  return presented !== undefined && matchesSecret(expected)(presented);
 }
 
 /** The rest of the request runs on behalf of its caller: the audit entries of its changes name it. */
@@ -31,13 +80,17 @@ export function actingForCaller(): RequestHandler {
 /** The caller a principal of the hosted edition is, in the terms of `HOSTED_CALLERS`. */
 function callerOf(principal: Principal): Caller | null {
   if (principal.kind === 'operator') return 'operator';
+  if (principal.user) return principal.user.role;
   return principal.kind === 'api_key' && principal.access ? principal.access : null;
 }
 
 /** Why `caller` may not do what only `callers` may, in words. */
 function refusal(caller: Caller | null, callers: readonly Caller[], operationId?: string): string {
   if (caller === 'operator') return "the operator key only creates organizations (POST /organizations); use an organization's API key";
-  if (operationId === 'decideReview') return "a decision is a person's to make: an agent key cannot decide reviews";
+  if (operationId === 'decideReview') {
+    return caller === 'viewer' ? 'a viewer reads reviews but does not decide them' : "a decision is a person's to make: an agent key cannot decide reviews";
+  }
+  if (caller === 'reviewer' || caller === 'viewer') return `this needs an admin of the organization; you are signed in as a ${caller}`;
   if (callers.includes('admin')) return 'this needs an admin API key of the organization';
   return 'only the operator key may do this';
 }
@@ -57,12 +110,16 @@ function refuseUnless(callers: readonly Caller[], res: Response, next: NextFunct
 export function hostedAccess(): RequestHandler {
   return (req, res, next) => {
     const operationId = (req as { openapi?: { schema?: { operationId?: string } } }).openapi?.schema?.operationId;
-    if (!operationId || isPublicPath(req.path)) return next();
+    if (!operationId || isHostedPublicPath(req.path)) return next();
     refuseUnless(HOSTED_CALLERS[operationId] ?? [], res, next, operationId);
   };
 }
 
-/** The same rule for `/mcp`, which the validator does not see. */
+/** `/mcp`, which the validator does not see, serves agents: an organization's API keys, not people's sessions. */
 export function hostedMcpAccess(): RequestHandler {
-  return (_req, res, next) => refuseUnless(MCP_CALLERS, res, next);
+  return (_req, res, next) => {
+    const principal = principalOf(res);
+    if (principal.kind === 'api_key') return refuseUnless(['admin', 'agent'], res, next);
+    sendProblem(res, 403, principal.kind === 'user' ? "MCP is for agents: use an organization's API key, not a signed-in session" : refusal(callerOf(principal), ['admin', 'agent']));
+  };
 }

@@ -101,9 +101,9 @@ function mediaType(req: Request): string {
  */
 export function requireJsonBodies(acceptsMultipart: (req: Request) => boolean): RequestHandler {
   return (req, res, next) => {
-    // A DELETE or PUT without a body (a team membership) carries nothing to misread, and no
-    // cross-site form can send either.
-    if (SAFE_METHODS.has(req.method) || ((req.method === 'DELETE' || req.method === 'PUT') && !hasBody(req))) return next();
+    // A request without a body (a revocation, a team membership, a new invitation link) carries
+    // nothing to misread, and a cross-site form always sends one, typed.
+    if (SAFE_METHODS.has(req.method) || !hasBody(req)) return next();
     const type = mediaType(req);
     const multipart = acceptsMultipart(req);
     if (type === 'application/json' || (multipart && type === 'multipart/form-data')) return next();

@@ -36,7 +36,8 @@ beforeAll(async () => {
   otherAdmin = (await call(server.url, 'POST', '/organizations', { name: 'Globex' }, bearer(OPERATOR_KEY))).body.api_key.key;
 
   const review = (await call(server.url, 'POST', '/reviews', sampleReview, bearer(agentKey.key))).body;
-  await call(server.url, 'POST', `/reviews/${review.id}/decide`, { decision_type: 'reject', notes: 'No proof of loss.' }, bearer(admin));
+  const reviewer = (await call(server.url, 'POST', '/users', { email: 'dana@acme.example', name: 'Dana', role: 'reviewer' }, bearer(admin))).body;
+  await call(server.url, 'POST', `/reviews/${review.id}/decide`, { decision_type: 'reject', notes: 'No proof of loss.', reviewer_id: reviewer.id }, bearer(admin));
   await call(server.url, 'POST', `/reviews/${review.id}/feedback`, { rating: 5 }, bearer(agentKey.key));
   await call(server.url, 'POST', '/agents', { name: 'refund-bot' }, bearer(admin));
   await call(server.url, 'PATCH', `/organizations/${organizationId}`, { name: 'Acme Corp' }, bearer(admin));
@@ -51,6 +52,7 @@ describe('the audit log', () => {
       'agent.created',
       'feedback.created',
       'review.decided',
+      'user.created',
       'review.created',
       'api_key.created',
       'api_key.created',
@@ -59,7 +61,7 @@ describe('the audit log', () => {
     const byAction = (action: string): Entry => log.find((entry) => entry.action === action) as Entry;
     expect(byAction('organization.created').actor).toEqual({ type: 'operator', id: 'operator' });
     expect(byAction('review.created').actor).toEqual({ type: 'api_key', id: `key:${agentKey.id}` });
-    expect(byAction('review.decided')).toMatchObject({ target_type: 'review', data: { decision_type: 'reject' } });
+    expect(byAction('review.decided')).toMatchObject({ target_type: 'review', data: { decision_type: 'reject', reviewer_name: 'Dana' } });
     expect(byAction('review.decided').actor.type).toBe('api_key');
     expect(byAction('organization.updated').data).toEqual({ changed: ['name'] });
   });

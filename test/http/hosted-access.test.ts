@@ -12,8 +12,14 @@ import { call, sampleReview, startTestServer, type TestServer } from '../support
  */
 
 const OPERATOR_KEY = 'operator-key-for-access-tests-0123456789';
-const CREDENTIALS = ['none', 'operator', 'admin', 'agent'] as const;
+/** Every kind of caller: no credential, the operator key, an organization's two kinds of key, and its people signed in. */
+const CREDENTIALS = ['none', 'operator', 'admin', 'agent', 'signed-in admin', 'reviewer', 'viewer'] as const;
 type Credential = (typeof CREDENTIALS)[number];
+type PersonRole = 'admin' | 'reviewer' | 'viewer';
+const ORGANIZATION_CREDENTIALS = CREDENTIALS.filter((credential) => credential !== 'none' && credential !== 'operator');
+
+/** The caller a credential is, in the document's `x-callers`: a signed-in admin may do what an admin key may. */
+const callerOf = (credential: Credential): string => (credential === 'signed-in admin' ? 'admin' : credential);
 
 interface Operation {
   method: string;
@@ -24,9 +30,17 @@ interface Operation {
   multipart: boolean;
 }
 
+interface Session {
+  cookie: string;
+  csrfToken: string;
+}
+
 interface Organization {
   id: number;
   keys: Record<'admin' | 'agent', string>;
+  people: Record<PersonRole, Session>;
+  /** A reviewer an admin key decides for. */
+  reviewerId: number;
 }
 
 let server: TestServer;
@@ -35,15 +49,64 @@ let acme: Organization;
 let globex: Organization;
 
 function headersFor(credential: Credential, organization: Organization): Record<string, string> {
-  if (credential === 'none') return {};
-  return { authorization: `Bearer ${credential === 'operator' ? OPERATOR_KEY : organization.keys[credential]}` };
+  switch (credential) {
+    case 'none':
+      return {};
+    case 'operator':
+      return { authorization: `Bearer ${OPERATOR_KEY}` };
+    case 'admin':
+    case 'agent':
+      return { authorization: `Bearer ${organization.keys[credential]}` };
+    default: {
+      const session = organization.people[credential === 'signed-in admin' ? 'admin' : credential];
+      return { cookie: session.cookie, 'x-csrf-token': session.csrfToken };
+    }
+  }
+}
+
+/** A person of the organization, invited by its admin key, who sets a password from the link and is signed in. */
+async function signedInPerson(admin: string, role: PersonRole): Promise<{ id: number; session: Session }> {
+  const invited = await call(server.url, 'POST', '/users', { email: `${role}-${randomUUID()}@example.com`, name: `A ${role}`, role }, { headers: { authorization: `Bearer ${admin}` } });
+  expect(invited.status, JSON.stringify(invited.body)).toBe(201);
+  const token = new URL(invited.body.invitation_url).hash.replace('#/invitation/', '');
+  const accepted = await call(server.url, 'POST', '/invitations/accept', { token, password: 'a long enough passphrase' });
+  expect(accepted.status).toBe(201);
+  const cookie = (accepted.headers.get('set-cookie') ?? '').split(';')[0];
+  return { id: invited.body.id, session: { cookie, csrfToken: accepted.body.csrf_token } };
 }
 
 async function organization(name: string): Promise<Organization> {
   const created = await call(server.url, 'POST', '/organizations', { name }, { headers: { authorization: `Bearer ${OPERATOR_KEY}` } });
   const admin = created.body.api_key.key as string;
   const agent = await call(server.url, 'POST', `/organizations/${created.body.organization.id}/api-keys`, { name: 'agent', scope: 'agent' }, { headers: { authorization: `Bearer ${admin}` } });
-  return { id: created.body.organization.id, keys: { admin, agent: agent.body.key } };
+  const [signedInAdmin, reviewer, viewer] = await Promise.all((['admin', 'reviewer', 'viewer'] as const).map((role) => signedInPerson(admin, role)));
+  return {
+    id: created.body.organization.id,
+    keys: { admin, agent: agent.body.key },
+    people: { admin: signedInAdmin.session, reviewer: reviewer.session, viewer: viewer.session },
+    reviewerId: reviewer.id,
+  };
+}
+
+/**
+ * The body an operation is called with: its example, made the caller's own where the example
+ * names records (a person, a team's members), and where a decision in an organization is a
+ * person's, never a typed name: an admin key names the reviewer it decides for.
+ */
+function bodyFor(operation: Operation, credential: Credential, organization: Organization): unknown {
+  const example = operation.jsonExample as Record<string, unknown>;
+  switch (operation.operationId) {
+    case 'createUser':
+      return { ...example, email: `${randomUUID()}@example.com` };
+    case 'createTeam':
+      return { ...example, member_ids: [organization.reviewerId] };
+    case 'decideReview': {
+      const { reviewer_name: _typedName, ...decision } = example;
+      return credential === 'admin' ? { ...decision, reviewer_id: organization.reviewerId } : decision;
+    }
+    default:
+      return example;
+  }
 }
 
 /** A new record of `owner` for each path parameter the operation names. */
@@ -69,7 +132,8 @@ async function pathFor(operation: Operation, owner: Organization): Promise<strin
 }
 
 /** The status of one call; an event stream is read only up to its headers. */
-async function statusOf(operation: Operation, path: string, headers: Record<string, string>): Promise<number> {
+async function statusOf(operation: Operation, path: string, credential: Credential, caller: Organization): Promise<number> {
+  let headers = headersFor(credential, caller);
   const abort = new AbortController();
   let body: BodyInit | undefined;
   if (operation.multipart) {
@@ -77,7 +141,7 @@ async function statusOf(operation: Operation, path: string, headers: Record<stri
     form.append('file', new Blob(['evidence']), 'evidence.txt');
     body = form;
   } else if (operation.jsonExample !== undefined) {
-    body = JSON.stringify(operation.jsonExample);
+    body = JSON.stringify(bodyFor(operation, credential, caller));
     headers = { ...headers, 'content-type': 'application/json' };
   }
   const response = await fetch(`${server.url}${path}`, { method: operation.method.toUpperCase(), headers, body, signal: abort.signal });
@@ -115,13 +179,13 @@ describe('who may call each operation of the hosted edition, from the OpenAPI do
     for (const operation of operations) expect(operation.callers, operation.operationId).toEqual(expect.any(Array));
   });
 
-  it('answers every allowed caller with success, every other key with 403 and no key with 401', async () => {
+  it('answers every allowed caller with success, every other credential with 403 and none with 401', async () => {
     const outcomes: string[] = [];
     const expected: string[] = [];
     for (const operation of operations) {
       for (const credential of CREDENTIALS) {
-        const allowed = credential !== 'none' && operation.callers.includes(credential);
-        const status = await statusOf(operation, await pathFor(operation, acme), headersFor(credential, acme));
+        const allowed = credential !== 'none' && operation.callers.includes(callerOf(credential));
+        const status = await statusOf(operation, await pathFor(operation, acme), credential, acme);
         outcomes.push(`${operation.operationId} as ${credential}: ${allowed ? (status < 300 ? 'success' : status) : status}`);
         expected.push(`${operation.operationId} as ${credential}: ${allowed ? 'success' : credential === 'none' ? 401 : 403}`);
       }
@@ -129,14 +193,14 @@ describe('who may call each operation of the hosted edition, from the OpenAPI do
     expect(outcomes).toEqual(expected);
   });
 
-  it("answers 404 for every record of another organization, to each key that may call the operation", async () => {
+  it("answers 404 for every record of another organization, to each credential that may call the operation", async () => {
     const outcomes: string[] = [];
     const expected: string[] = [];
     for (const operation of operations.filter((candidate) => candidate.path.includes('{'))) {
-      for (const credential of ['admin', 'agent'] as const) {
-        const status = await statusOf(operation, await pathFor(operation, globex), headersFor(credential, acme));
+      for (const credential of ORGANIZATION_CREDENTIALS) {
+        const status = await statusOf(operation, await pathFor(operation, globex), credential, acme);
         outcomes.push(`${operation.operationId} as acme's ${credential}: ${status}`);
-        expected.push(`${operation.operationId} as acme's ${credential}: ${operation.callers.includes(credential) ? 404 : 403}`);
+        expected.push(`${operation.operationId} as acme's ${credential}: ${operation.callers.includes(callerOf(credential)) ? 404 : 403}`);
       }
     }
     expect(outcomes).toEqual(expected);

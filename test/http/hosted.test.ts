@@ -12,6 +12,8 @@ interface Tenant {
   admin: Record<string, string>;
   agent: Record<string, string>;
   agentKeyId: number;
+  /** A person of the organization who may decide: an admin key decides in their name. */
+  reviewerId: number;
 }
 
 let server: TestServer;
@@ -25,7 +27,9 @@ async function tenant(name: string): Promise<Tenant> {
   const admin = bearer(created.body.api_key.key);
   const agentKey = await call(server.url, 'POST', `/organizations/${created.body.organization.id}/api-keys`, { name: 'refund agent', scope: 'agent' }, { headers: admin });
   expect(agentKey.status).toBe(201);
-  return { id: created.body.organization.id, admin, agent: bearer(agentKey.body.key), agentKeyId: agentKey.body.id };
+  const reviewer = await call(server.url, 'POST', '/users', { email: `reviewer@${name.toLowerCase()}.example`, name: `${name} Reviewer`, role: 'reviewer' }, { headers: admin });
+  expect(reviewer.status).toBe(201);
+  return { id: created.body.organization.id, admin, agent: bearer(agentKey.body.key), agentKeyId: agentKey.body.id, reviewerId: reviewer.body.id };
 }
 
 beforeAll(async () => {
@@ -84,8 +88,9 @@ describe('the hosted edition: organizations and their API keys', () => {
     expectProblem(await call(server.url, 'POST', `/reviews/${created.body.id}/decide`, { decision_type: 'approve' }, { headers: acme.agent }), 403, /person/);
     expect((await call(server.url, 'GET', `/reviews/${created.body.id}/decision`, undefined, { headers: acme.agent })).body).toBeNull();
 
-    const decided = await call(server.url, 'POST', `/reviews/${created.body.id}/decide`, { decision_type: 'approve' }, { headers: acme.admin });
+    const decided = await call(server.url, 'POST', `/reviews/${created.body.id}/decide`, { decision_type: 'approve', reviewer_id: acme.reviewerId }, { headers: acme.admin });
     expect(decided.status).toBe(200);
+    expect(decided.body).toMatchObject({ reviewer_id: acme.reviewerId, reviewer_name: 'Acme Reviewer' });
     expect((await call(server.url, 'GET', `/reviews/${created.body.id}/decision`, undefined, { headers: acme.agent })).body.decision_type).toBe('approve');
   });
 
@@ -125,7 +130,7 @@ describe('the hosted edition: one organization never reaches another', () => {
     const refused: Array<[string, string, unknown?]> = [
       ['GET', `/reviews/${globexReview}`],
       ['GET', `/reviews/${globexReview}/decision`],
-      ['POST', `/reviews/${globexReview}/decide`, { decision_type: 'reject' }],
+      ['POST', `/reviews/${globexReview}/decide`, { decision_type: 'reject', reviewer_id: acme.reviewerId }],
       ['GET', `/reviews/${globexReview}/feedback`],
       ['POST', `/reviews/${globexReview}/feedback`, { rating: 1 }],
       ['GET', `/reviews/${globexReview}/attachments`],

@@ -128,13 +128,15 @@ interface ProbedOperation {
   path: string;
   /** The media type of its request body, if it takes one. */
   bodyType?: string;
+  /** Served by the hosted edition only (`x-edition: hosted`). */
+  hosted: boolean;
 }
 
 function probedOperations(): ProbedOperation[] {
   return operations(document).map(([name, operation]) => {
     const [method, template] = name.split(' ');
     const bodyType = operation.requestBody ? Object.keys(operation.requestBody.content)[0] : undefined;
-    return { name, method: method.toUpperCase(), path: template.replace(/\{[^}]+\}/g, '1'), bodyType };
+    return { name, method: method.toUpperCase(), path: template.replace(/\{[^}]+\}/g, '1'), bodyType, hosted: operation['x-edition'] === 'hosted' };
   });
 }
 
@@ -142,6 +144,14 @@ function probedOperations(): ProbedOperation[] {
 async function bodyOf(operation: ProbedOperation, bytes: number): Promise<Pick<RawRequest, 'headers' | 'body'>> {
   if (operation.bodyType === 'multipart/form-data') return multipart({ file: new Blob([Buffer.alloc(bytes, 'x')]) });
   return { headers: { 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify({ padding: 'x'.repeat(bytes) })) };
+}
+
+/** The example of the operation's JSON request body, if it has one. */
+function exampleBodyOf(operation: ProbedOperation): Pick<RawRequest, 'headers' | 'body'> {
+  const [method, template] = operation.name.split(' ');
+  const schema = document.paths[template][method].requestBody?.content?.['application/json']?.schema;
+  const example = schema?.$ref ? document.components.schemas[schema.$ref.split('/').pop()].example : schema?.example;
+  return example === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify(example)) };
 }
 
 /**
@@ -185,11 +195,16 @@ async function expectDocumentedExactly(status: number, answers: Map<string, RawR
 describe('the answers given in front of the routes, by every operation that gives them', () => {
   const KEY = 'openapi-test-key-0123456789';
   let guarded: TestServer;
+  let hosted: TestServer;
 
   beforeAll(async () => {
     guarded = await startTestServer({ enable_auth: true, api_key: KEY, rate_limit_per_minute: 1 });
+    hosted = await startTestServer({ edition: 'hosted' });
   });
-  afterAll(() => guarded.dispose());
+  afterAll(async () => {
+    await guarded.dispose();
+    await hosted.dispose();
+  });
 
   it('documents 400 where an unknown query parameter is refused', async () => {
     const answers = await answersWith(server.url, 400, async (operation) => ({
@@ -200,8 +215,11 @@ describe('the answers given in front of the routes, by every operation that give
     await expectDocumentedExactly(400, answers);
   });
 
-  it('documents 401 where a request without the API key is refused', async () => {
-    const answers = await answersWith(guarded.url, 401, async ({ method, path }) => ({ method, path }));
+  it('documents 401 where a request without a credential is refused, each operation asked in its own edition', async () => {
+    // With its example body: signing in with an example's e-mail and password is a 401 of its own.
+    const inEdition = (hostedOnly: boolean) => async (operation: ProbedOperation) =>
+      operation.hosted === hostedOnly ? { method: operation.method, path: operation.path, ...exampleBodyOf(operation) } : undefined;
+    const answers = new Map([...(await answersWith(guarded.url, 401, inEdition(false))), ...(await answersWith(hosted.url, 401, inEdition(true)))]);
     await expectDocumentedExactly(401, answers);
   });
 

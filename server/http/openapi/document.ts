@@ -27,10 +27,16 @@ Decisions taken where the source specification is silent:
   without it.
 - The hosted edition (\`edition: hosted\`) serves the operations marked \`x-edition: hosted\`
   (404 in the self-hosted edition) and needs an organization's API key
-  (\`Authorization: Bearer gl_…\`) on every endpoint but the public ones: a missing or unknown
-  key is 401, a key without the right is 403, and a record of another organization is 404,
-  never 403. Each operation's \`x-callers\` lists who may call it there: \`admin\` and
-  \`agent\` (the scopes of an organization's keys) and \`operator\` (the operator key).
+  (\`Authorization: Bearer gl_…\`), or a person's session cookie from \`POST /sessions\`, on
+  every endpoint but the public ones: a missing or unknown credential is 401, one without the
+  right is 403, and a record of another organization is 404, never 403. A change made with a
+  session also needs the session's \`X-CSRF-Token\` (403 without it). Each operation's
+  \`x-callers\` lists who may call it there: \`admin\` (an admin API key, or a signed-in
+  admin), \`agent\` (an agent API key), \`reviewer\` and \`viewer\` (signed-in people of
+  those roles) and \`operator\` (the operator key). Decisions there are always a person's: a
+  signed-in person decides as themselves, and an admin key names the active reviewer or admin
+  it decides for (\`reviewer_id\`); \`reviewer_name\` is then that person's name, never one
+  sent.
 - Feedback is listed as \`{review_id, feedback, count}\` and attachments as
   \`{review_id, attachments, count}\`.
 - \`Idempotency-Key\` on \`POST /reviews\` (api.md) also answers 409 with \`Retry-After\`
@@ -56,7 +62,8 @@ Decisions taken where the source specification is silent:
 transport: JSON-RPC over POST, with GET and DELETE for the session). It is not described here
 because it is not a REST resource; its tools (\`request_review\`, \`get_review_decision\`,
 \`check_review_status\`, \`submit_feedback\`, \`list_pending_reviews\`) describe themselves
-through MCP's \`tools/list\`. It needs the same API key as the rest when authentication is on.
+through MCP's \`tools/list\`. It needs the same API key as the rest when authentication is on
+(in the hosted edition, an organization's API key: a person's session does not open it).
 `.trim();
 
 /** Written by `npm run build` beside the compiled code, so a packaged app needs no sources. */
@@ -88,6 +95,7 @@ export function generateDocument(): object {
         { name: 'events', description: 'Live events for dashboards' },
         { name: 'organizations', description: 'Organizations, their API keys, agents and audit log (hosted edition only)' },
         { name: 'people', description: 'Users and teams of an organization (hosted edition only)' },
+        { name: 'sessions', description: 'Signing in to the dashboard, and invitation links (hosted edition only)' },
         { name: 'health', description: 'Liveness and database reachability' },
         { name: 'documentation', description: 'This document' },
       ],

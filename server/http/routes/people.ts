@@ -5,8 +5,7 @@ import { pathInteger } from '../params';
 
 /**
  * The people of an organization and their teams (hosted edition only: 404 in the self-hosted
- * one). Signing in, and the invitation links that let a person set a password, are not built
- * yet: users exist to be assigned reviews and to be team members.
+ * one). A new person gets an invitation link to set their password (see sessions.ts).
  *
  * @openapi
  * components:
@@ -43,7 +42,7 @@ import { pathInteger } from '../params';
  *       example: { role: admin }
  *     User:
  *       type: object
- *       required: [id, organization_id, email, name, role, is_active, created_at, updated_at]
+ *       required: [id, organization_id, email, name, role, is_active, password_set, created_at, updated_at]
  *       properties:
  *         id: { type: integer }
  *         organization_id: { type: integer }
@@ -51,9 +50,21 @@ import { pathInteger } from '../params';
  *         name: { type: string }
  *         role: { type: string, enum: [admin, reviewer, viewer] }
  *         is_active: { type: boolean }
+ *         password_set: { type: boolean, description: 'False until the person has set a password through their invitation link.' }
  *         created_at: { type: string, format: date-time }
  *         updated_at: { type: string, format: date-time }
- *       example: { id: 5, organization_id: 1, email: dana@example.com, name: Dana Reviewer, role: reviewer, is_active: true, created_at: '2026-11-24T09:00:00.000Z', updated_at: '2026-11-24T09:00:00.000Z' }
+ *       example: { id: 5, organization_id: 1, email: dana@example.com, name: Dana Reviewer, role: reviewer, is_active: true, password_set: true, created_at: '2026-11-24T09:00:00.000Z', updated_at: '2026-11-24T09:00:00.000Z' }
+ *     Invitation:
+ *       type: object
+ *       required: [invitation_url, invitation_expires_at]
+ *       properties:
+ *         invitation_url: { type: string, format: uri, description: 'Opens the dashboard page where the person sets a password; shown this once, works once, for 7 days. An earlier link of the person stops working.' }
+ *         invitation_expires_at: { type: string, format: date-time }
+ *       example: { invitation_url: 'https://review.example.com/#/invitation/Zm9vYmFyYmF6cXV4cXV1eGNvcmdlZ3JhdWx0Z2FycGx5', invitation_expires_at: '2026-12-01T09:00:00.000Z' }
+ *     InvitedUser:
+ *       allOf:
+ *         - { $ref: '#/components/schemas/User' }
+ *         - { $ref: '#/components/schemas/Invitation' }
  *     UserList:
  *       type: object
  *       required: [users, count]
@@ -114,8 +125,10 @@ export function peopleRoutes(people: PeopleService): Router {
    *   post:
    *     operationId: createUser
    *     tags: [people]
-   *     summary: Add a person to the organization (admin key)
-   *     description: Hosted edition only. Roles are admin (manage), reviewer (decide) and viewer (read).
+   *     summary: Add a person to the organization (admin)
+   *     description: >-
+   *       Hosted edition only. Roles are admin (manage), reviewer (decide) and viewer (read).
+   *       The answer carries the person's invitation link, this once: send it to them.
    *     x-edition: hosted
    *     requestBody:
    *       required: true
@@ -124,10 +137,10 @@ export function peopleRoutes(people: PeopleService): Router {
    *           schema: { $ref: '#/components/schemas/UserCreate' }
    *     responses:
    *       '201':
-   *         description: The user.
+   *         description: The user, with their invitation link.
    *         content:
    *           application/json:
-   *             schema: { $ref: '#/components/schemas/User' }
+   *             schema: { $ref: '#/components/schemas/InvitedUser' }
    *       '400': { $ref: '#/components/responses/BadRequest' }
    *       '401': { $ref: '#/components/responses/Unauthorized' }
    *       '403': { $ref: '#/components/responses/Forbidden' }
@@ -145,7 +158,7 @@ export function peopleRoutes(people: PeopleService): Router {
    *   get:
    *     operationId: listUsers
    *     tags: [people]
-   *     summary: The organization's people, deactivated ones included (admin key)
+   *     summary: The organization's people, deactivated ones included (admin)
    *     description: Hosted edition only.
    *     x-edition: hosted
    *     responses:
@@ -174,7 +187,7 @@ export function peopleRoutes(people: PeopleService): Router {
    *   get:
    *     operationId: getUser
    *     tags: [people]
-   *     summary: One person of the organization (admin key)
+   *     summary: One person of the organization (admin)
    *     description: Hosted edition only. Another organization's user is a 404.
    *     x-edition: hosted
    *     parameters: [{ $ref: '#/components/parameters/UserId' }]
@@ -192,7 +205,7 @@ export function peopleRoutes(people: PeopleService): Router {
    *   patch:
    *     operationId: updateUser
    *     tags: [people]
-   *     summary: Rename, change the role of, or reactivate a person (admin key)
+   *     summary: Rename, change the role of, or reactivate a person (admin)
    *     description: Hosted edition only.
    *     x-edition: hosted
    *     parameters: [{ $ref: '#/components/parameters/UserId' }]
@@ -218,10 +231,11 @@ export function peopleRoutes(people: PeopleService): Router {
    *   delete:
    *     operationId: deactivateUser
    *     tags: [people]
-   *     summary: Deactivate a person (admin key)
+   *     summary: Deactivate a person (admin)
    *     description: >-
    *       Hosted edition only. The user is kept, inactive (`is_active: false`), so that what
-   *       they decided keeps its author; PATCH `is_active: true` brings them back.
+   *       they decided keeps its author, and signed out of every session at once; PATCH
+   *       `is_active: true` brings them back.
    *     x-edition: hosted
    *     parameters: [{ $ref: '#/components/parameters/UserId' }]
    *     responses:
@@ -249,11 +263,46 @@ export function peopleRoutes(people: PeopleService): Router {
 
   /**
    * @openapi
+   * /users/{user_id}/invitation:
+   *   post:
+   *     operationId: reinviteUser
+   *     tags: [people]
+   *     summary: A new invitation link for a person (admin)
+   *     description: >-
+   *       Hosted edition only. For a person who lost their link or forgot their password: the
+   *       new link lets them set a password (again), and any earlier link stops working.
+   *     x-edition: hosted
+   *     parameters: [{ $ref: '#/components/parameters/UserId' }]
+   *     responses:
+   *       '201':
+   *         description: The link, shown this once.
+   *         content:
+   *           application/json:
+   *             schema: { $ref: '#/components/schemas/Invitation' }
+   *       '400': { $ref: '#/components/responses/BadRequest' }
+   *       '401': { $ref: '#/components/responses/Unauthorized' }
+   *       '403': { $ref: '#/components/responses/Forbidden' }
+   *       '404': { $ref: '#/components/responses/NotFound' }
+   *       '409':
+   *         description: The person is deactivated.
+   *         content:
+   *           application/problem+json:
+   *             schema: { $ref: '#/components/schemas/Problem' }
+   *       '415': { $ref: '#/components/responses/UnsupportedMediaType' }
+   *       '429': { $ref: '#/components/responses/TooManyRequests' }
+   *       '507': { $ref: '#/components/responses/InsufficientStorage' }
+   */
+  router.post('/users/:user_id/invitation', async (req, res) => {
+    res.status(201).json(await people.reinvite(principalOf(res), pathInteger(req, 'user_id')));
+  });
+
+  /**
+   * @openapi
    * /teams:
    *   post:
    *     operationId: createTeam
    *     tags: [people]
-   *     summary: Form a team (admin key)
+   *     summary: Form a team (admin)
    *     description: Hosted edition only.
    *     x-edition: hosted
    *     requestBody:
@@ -278,7 +327,7 @@ export function peopleRoutes(people: PeopleService): Router {
    *   get:
    *     operationId: listTeams
    *     tags: [people]
-   *     summary: The organization's teams with their members (admin key)
+   *     summary: The organization's teams with their members (admin)
    *     description: Hosted edition only.
    *     x-edition: hosted
    *     responses:
@@ -307,7 +356,7 @@ export function peopleRoutes(people: PeopleService): Router {
    *   get:
    *     operationId: getTeam
    *     tags: [people]
-   *     summary: One team with its members (admin key)
+   *     summary: One team with its members (admin)
    *     description: Hosted edition only. Another organization's team is a 404.
    *     x-edition: hosted
    *     parameters: [{ $ref: '#/components/parameters/TeamId' }]
@@ -333,7 +382,7 @@ export function peopleRoutes(people: PeopleService): Router {
    *   put:
    *     operationId: addTeamMember
    *     tags: [people]
-   *     summary: Add a person to a team (admin key)
+   *     summary: Add a person to a team (admin)
    *     description: Hosted edition only. Adding a member twice changes nothing.
    *     x-edition: hosted
    *     parameters: [{ $ref: '#/components/parameters/TeamId' }, { $ref: '#/components/parameters/UserId' }]
@@ -353,7 +402,7 @@ export function peopleRoutes(people: PeopleService): Router {
    *   delete:
    *     operationId: removeTeamMember
    *     tags: [people]
-   *     summary: Take a person off a team (admin key)
+   *     summary: Take a person off a team (admin)
    *     description: Hosted edition only. Removing a non-member changes nothing.
    *     x-edition: hosted
    *     parameters: [{ $ref: '#/components/parameters/TeamId' }, { $ref: '#/components/parameters/UserId' }]

@@ -240,7 +240,7 @@ export function reviewRoutes({ reviews, blockingTimeoutSeconds }: ReviewRoutesOp
    *       '507': { $ref: '#/components/responses/InsufficientStorage' }
    */
   router.post('/reviews/:review_id/decide', async (req: Request<{ review_id: string }, unknown, DecisionInput>, res) => {
-    res.json(await reviews.decide(principalOf(res).scope, reviewIdOf(req), req.body));
+    res.json(await reviews.decideAs(principalOf(res), reviewIdOf(req), req.body));
   });
 
   /**
