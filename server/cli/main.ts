@@ -89,10 +89,11 @@ function buildProgram(): Command {
     .command('org')
     .description('organizations of the hosted edition')
     .command('create')
-    .description('create an organization in the configured database and print its first admin API key (shown once)')
+    .description('create an organization in the configured database and print its first admin API key (shown once), and with --admin-email the invitation link of its first admin')
     .addOption(configOption())
     .requiredOption('--name <name>', 'the organization\'s name')
-    .action(async (options: { config?: string; name: string }) => (await import('./org.js')).runOrgCreate(options, process.stdout));
+    .option('--admin-email <email>', 'also add its first person, an admin, and print their invitation link (to set a password and sign in)')
+    .action(async (options: { config?: string; name: string; adminEmail?: string }) => (await import('./org.js')).runOrgCreate(options, process.stdout));
 
   program
     .command('logs')

@@ -10,6 +10,7 @@ interface AuditRow {
   organization_id: number;
   actor_type: AuditActor['type'];
   actor_id: string | null;
+  actor_label: string | null;
   action: string;
   target_type: string;
   target_id: number | null;
@@ -19,16 +20,16 @@ interface AuditRow {
   hash: string;
 }
 
-const COLUMNS = 'id, organization_id, actor_type, actor_id, action, target_type, target_id, data, created_at, prev_hash, hash';
+const COLUMNS = 'id, organization_id, actor_type, actor_id, actor_label, action, target_type, target_id, data, created_at, prev_hash, hash';
 
-const INSERT = `INSERT INTO audit_log (organization_id, actor_type, actor_id, action, target_type, target_id, data, created_at, prev_hash, hash)
-                VALUES ($organization_id, $actor_type, $actor_id, $action, $target_type, $target_id, $data, $created_at, $prev_hash, $hash)`;
+const INSERT = `INSERT INTO audit_log (organization_id, actor_type, actor_id, actor_label, action, target_type, target_id, data, created_at, prev_hash, hash)
+                VALUES ($organization_id, $actor_type, $actor_id, $actor_label, $action, $target_type, $target_id, $data, $created_at, $prev_hash, $hash)`;
 
 function toRecord(row: AuditRow): AuditRecord {
   return {
     id: Number(row.id),
     organization_id: Number(row.organization_id),
-    actor: { type: row.actor_type, id: row.actor_id },
+    actor: { type: row.actor_type, id: row.actor_id, label: row.actor_label },
     action: row.action,
     target_type: row.target_type,
     target_id: row.target_id === null ? null : Number(row.target_id),
@@ -67,6 +68,7 @@ export class AuditStore implements AuditRepository {
           organization_id: entry.organization_id,
           actor_type: actor.type,
           actor_id: actor.id,
+          actor_label: actor.label,
           action: entry.action,
           target_type: entry.target_type,
           target_id: entry.target_id,

@@ -19,7 +19,9 @@ export function canonicalJson(value: unknown): string {
 
 /** SHA-256 over the previous entry's hash and this entry's canonical JSON: a chain per organization. */
 export function entryHash(prevHash: string, fields: HashedFields): string {
-  const { organization_id, action, target_type, target_id, data, actor, created_at } = fields;
+  const { organization_id, action, target_type, target_id, data, created_at } = fields;
+  // Entries written before actors had labels were hashed without one.
+  const actor = fields.actor.label === null ? { type: fields.actor.type, id: fields.actor.id } : fields.actor;
   return createHash('sha256')
     .update(prevHash)
     .update(canonicalJson({ organization_id, action, target_type, target_id, data, actor, created_at }))
@@ -47,14 +49,15 @@ export function asSystem<T>(work: () => T): T {
 
 export function currentActor(): AuditActor {
   const principal = acting.getStore();
-  if (!principal) return { type: 'system', id: null };
+  if (!principal) return { type: 'system', id: null, label: 'system' };
+  const label = principal.label ?? null;
   switch (principal.kind) {
     case 'operator':
-      return { type: 'operator', id: 'operator' };
+      return { type: 'operator', id: 'operator', label };
     case 'user':
-      return { type: 'user', id: principal.id };
+      return { type: 'user', id: principal.id, label };
     default:
-      return { type: 'api_key', id: principal.id || null };
+      return { type: 'api_key', id: principal.id || null, label };
   }
 }
 

@@ -132,7 +132,7 @@ export class OrganizationService {
     if (stored.last_used_at === null || now - Date.parse(stored.last_used_at) >= LAST_USED_RESOLUTION_MS) {
       await this.options.organizations.touchKey(stored.id, now);
     }
-    const principal: Principal = { kind: 'api_key', scope: { organizationId: stored.organization_id }, id: `key:${stored.id}`, access: stored.scope };
+    const principal: Principal = { kind: 'api_key', scope: { organizationId: stored.organization_id }, id: `key:${stored.id}`, access: stored.scope, label: stored.name };
     return stored.agent_id === null ? principal : { ...principal, agentId: stored.agent_id };
   }
 

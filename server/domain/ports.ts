@@ -15,7 +15,11 @@ import type {
   ReviewOrder,
   ReviewRecord,
   Statistics,
+  UserRecord,
+  UserRole,
 } from './records';
+
+export { USER_ROLES, type UserRecord, type UserRole } from './records';
 
 /** Whose records a call may see and change. Every repository method takes one. */
 export interface Scope {
@@ -45,6 +49,8 @@ export interface Principal {
   access?: KeyScope;
   /** The registered agent an agent key belongs to: every review it files is that agent's. */
   agentId?: number;
+  /** The caller in words, for the audit log: a key's name, a person's name. */
+  label?: string;
   /** A signed-in person (hosted edition): who they are and what their role lets them do. */
   user?: { id: number; name: string; role: UserRole };
 }
@@ -56,7 +62,7 @@ export type KeyScope = (typeof KEY_SCOPES)[number];
 export const NO_ORGANIZATION: Scope = { organizationId: 0 };
 
 /** Whoever holds the operator key (or runs `greenlight org create` on the database's machine). */
-export const OPERATOR: Principal = { kind: 'operator', scope: NO_ORGANIZATION, id: 'operator' };
+export const OPERATOR: Principal = { kind: 'operator', scope: NO_ORGANIZATION, id: 'operator', label: 'operator' };
 
 /** An agent or a reviewer on this machine, where authentication is off. */
 export const ANONYMOUS_LOCAL: Principal = { kind: 'anonymous_local', scope: INSTALLATION, id: '' };
@@ -277,8 +283,10 @@ export interface AgentRepository {
 /** Who made a change, as the audit log records it. */
 export interface AuditActor {
   type: 'api_key' | 'user' | 'operator' | 'system';
-  /** `key:<id>` for an API key, the user's id, `operator`; null for the system (expiry). */
+  /** `key:<id>` for an API key, `user:<id>` for a person, `operator`; null for the system (expiry). */
   id: string | null;
+  /** The key's or the person's name when the change was made (null in entries older than labels). */
+  label: string | null;
 }
 
 /** An entry as a use case asks for it, in the transaction of its change. */
@@ -321,22 +329,6 @@ export interface AuditRepository {
   list(organizationId: number, filters: AuditFilters, before: number | null, limit: number): Promise<AuditRecord[]>;
   /** Oldest first, after the id `after`: the chain in pages, for verification. */
   chain(organizationId: number, after: number, limit: number): Promise<AuditRecord[]>;
-}
-
-export const USER_ROLES = ['admin', 'reviewer', 'viewer'] as const;
-export type UserRole = (typeof USER_ROLES)[number];
-
-export interface UserRecord {
-  id: number;
-  organization_id: number;
-  email: string;
-  name: string;
-  role: UserRole;
-  is_active: boolean;
-  /** False until the person has set a password through their invitation link. */
-  password_set: boolean;
-  created_at: string;
-  updated_at: string;
 }
 
 export type NewUser = Pick<UserRecord, 'organization_id' | 'email' | 'name' | 'role'> & { created_at: number };

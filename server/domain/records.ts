@@ -152,3 +152,35 @@ export interface DecisionsOnDay {
 
 /** How long an `Idempotency-Key` keeps answering with the review it made. */
 export const IDEMPOTENCY_KEY_LIFETIME_MS = 24 * 60 * 60 * 1000;
+
+export const USER_ROLES = ['admin', 'reviewer', 'viewer'] as const;
+export type UserRole = (typeof USER_ROLES)[number];
+
+export interface UserRecord {
+  id: number;
+  organization_id: number;
+  email: string;
+  name: string;
+  role: UserRole;
+  is_active: boolean;
+  /** False until the person has set a password through their invitation link. */
+  password_set: boolean;
+  created_at: string;
+  updated_at: string;
+}
+
+/** What a signed-in dashboard knows of its session (hosted edition). */
+export interface SessionView {
+  user: UserRecord;
+  organization: { id: number; name: string };
+  /** Sent back as `X-CSRF-Token` on every request that changes something. */
+  csrf_token: string;
+  expires_at: string;
+}
+
+/** Whom an invitation link is for. */
+export interface InvitationView {
+  email: string;
+  name: string;
+  organization: { id: number; name: string };
+}

@@ -2,32 +2,18 @@ import { createHash, randomBytes } from 'node:crypto';
 import { actingAs } from './audit';
 import { AppError } from './errors';
 import { hashPassword, NOBODYS_PASSWORD_HASH, verifyPassword } from './passwords';
-import type { Clock, Principal, SignInRepository, Tx, UnitOfWork, UserCredentials, UserRecord } from './ports';
+import type { Clock, Principal, SignInRepository, Tx, UnitOfWork, UserCredentials } from './ports';
+import type { InvitationView, SessionView, UserRecord } from './records';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** A session ends a week after signing in, or sooner: signing out, or the person deactivated. */
 export const SESSION_LIFETIME_MS = 7 * DAY_MS;
 export const INVITATION_LIFETIME_MS = 7 * DAY_MS;
 
-/** What a signed-in dashboard knows of its session. */
-export interface SessionView {
-  user: UserRecord;
-  organization: { id: number; name: string };
-  /** Sent back as `X-CSRF-Token` on every request that changes something. */
-  csrf_token: string;
-  expires_at: string;
-}
-
 export interface SignedIn {
   /** The session cookie's value: shown to nobody but the browser. */
   token: string;
   session: SessionView;
-}
-
-export interface InvitationView {
-  email: string;
-  name: string;
-  organization: { id: number; name: string };
 }
 
 /** Cookie tokens, invitation tokens: 256 random bits. */
@@ -51,7 +37,13 @@ export function csrfTokenOf(sessionToken: string): string {
 
 /** A signed-in person, as the rest of the service sees callers. */
 export function userPrincipal(user: UserRecord): Principal {
-  return { kind: 'user', scope: { organizationId: user.organization_id }, id: `user:${user.id}`, user: { id: user.id, name: user.name, role: user.role } };
+  return {
+    kind: 'user',
+    scope: { organizationId: user.organization_id },
+    id: `user:${user.id}`,
+    label: user.name,
+    user: { id: user.id, name: user.name, role: user.role },
+  };
 }
 
 /** Invitation links: the person opens one to set a password (a new one for a forgotten password). */

@@ -103,7 +103,7 @@ export function createApp(options: AppOptions): Express {
 
   if (options.hosted) app.use(hostedAccess());
 
-  app.use(healthRoutes(options.pingDatabase, options.disk));
+  app.use(healthRoutes(options.pingDatabase, options.disk, options.hosted ? 'hosted' : 'self-hosted'));
   app.use(reviewRoutes({ reviews: options.reviews, blockingTimeoutSeconds: options.blockingTimeoutSeconds }));
   app.use(feedbackRoutes(options.feedback));
   app.use(attachmentRoutes(options.attachments, options.files));

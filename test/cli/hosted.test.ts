@@ -12,7 +12,7 @@ beforeAll(() => {
 afterAll(() => temp?.remove());
 
 describe('the hosted edition from the command line', () => {
-  it('is set up with init --edition hosted and org create, and the printed key opens the API', async () => {
+  it('is set up with init --edition hosted and org create, and the printed key and invitation link open the API', async () => {
     const init = await runCli(['init', '--edition', 'hosted'], { cwd: temp.dir });
     expect(init.code).toBe(0);
     expect(fs.readFileSync(path.join(temp.dir, 'greenlight.yaml'), 'utf8')).toMatch(/\nedition: hosted\n/);
@@ -24,6 +24,12 @@ describe('the hosted edition from the command line', () => {
     const key = /^ {2}(gl_\S+)$/m.exec(created.stdout)?.[1] as string;
     expect(key).toBeDefined();
 
+    const withAdmin = await runCli(['org', 'create', '--name', 'Globex', '--admin-email', 'Dana@Globex.example'], { cwd: temp.dir });
+    expect(withAdmin.code).toBe(0);
+    expect(withAdmin.stdout).toMatch(/\nadded dana@globex\.example as its admin; they set a password and sign in at/);
+    const invitation = /^ {2}(http:\/\/127\.0\.0\.1:8501\/#\/invitation\/\S+)$/m.exec(withAdmin.stdout)?.[1] as string;
+    expect(invitation).toBeDefined();
+
     const env = { GREENLIGHT_API_PORT: String(await freePort()) };
     const running = await startCli(['--api-only'], { cwd: temp.dir, env });
     try {
@@ -31,6 +37,11 @@ describe('the hosted edition from the command line', () => {
       expect(organization.status).toBe(200);
       expect(organization.body.name).toBe('Acme Support');
       expect((await call(running.url, 'GET', '/reviews')).status).toBe(401);
+
+      const token = new URL(invitation).hash.replace('#/invitation/', '');
+      const signedIn = await call(running.url, 'POST', '/invitations/accept', { token, password: 'correct horse battery staple' });
+      expect(signedIn.status).toBe(201);
+      expect(signedIn.body).toMatchObject({ user: { email: 'dana@globex.example', name: 'Dana', role: 'admin' }, organization: { id: 2, name: 'Globex' } });
 
       const status = await runCli(['status'], { cwd: temp.dir, env });
       expect(status.stdout).toMatch(/\n {2}edition {3}ok {4}hosted\n/);

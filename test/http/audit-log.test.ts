@@ -14,7 +14,7 @@ let otherAdmin: string;
 interface Entry {
   id: number;
   action: string;
-  actor: { type: string; id: string | null };
+  actor: { type: string; id: string | null; label: string | null };
   target_type: string;
   target_id: number | null;
   data: Record<string, unknown>;
@@ -59,8 +59,8 @@ describe('the audit log', () => {
       'organization.created',
     ]);
     const byAction = (action: string): Entry => log.find((entry) => entry.action === action) as Entry;
-    expect(byAction('organization.created').actor).toEqual({ type: 'operator', id: 'operator' });
-    expect(byAction('review.created').actor).toEqual({ type: 'api_key', id: `key:${agentKey.id}` });
+    expect(byAction('organization.created').actor).toEqual({ type: 'operator', id: 'operator', label: 'operator' });
+    expect(byAction('review.created').actor).toEqual({ type: 'api_key', id: `key:${agentKey.id}`, label: 'agent' });
     expect(byAction('review.decided')).toMatchObject({ target_type: 'review', data: { decision_type: 'reject', reviewer_name: 'Dana' } });
     expect(byAction('review.decided').actor.type).toBe('api_key');
     expect(byAction('organization.updated').data).toEqual({ changed: ['name'] });

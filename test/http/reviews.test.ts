@@ -362,6 +362,7 @@ describe('GET /health and unknown routes', () => {
       status: 'healthy',
       service: 'greenlight',
       version: expect.any(String),
+      edition: 'self-hosted',
       database: 'ok',
       storage: 'ok',
       storage_free_bytes: expect.any(Number),

@@ -167,10 +167,10 @@ describe('signing in and out', () => {
   });
 
   it('writes signing in and setting a password to the audit log, as the person', async () => {
-    const reviewer = await person('reviewer');
+    const reviewer = await person('reviewer', 'Avery Auditable');
     const entries = (await call(server.url, 'GET', `/audit-logs?target_type=user&target_id=${reviewer.userId}`, undefined, { headers: admin })).body.entries;
     expect(entries.map((entry: { action: string }) => entry.action)).toEqual(['user.password_set', 'user.created']);
-    expect(entries[0].actor).toEqual({ type: 'user', id: `user:${reviewer.userId}` });
+    expect(entries[0].actor).toEqual({ type: 'user', id: `user:${reviewer.userId}`, label: 'Avery Auditable' });
   });
 });
 

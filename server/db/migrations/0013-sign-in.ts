@@ -3,7 +3,8 @@ import { DataTypes, type QueryInterface } from 'sequelize';
 /**
  * Signing in (hosted edition): a person's password, the invitation link that lets them set it,
  * and their sessions, kept in the database so that a restart or another API process knows them.
- * Only digests are stored: a copy of the database opens no account and no session.
+ * Only digests are stored: a copy of the database opens no account and no session. And the
+ * audit log names who acted in words, now that people act.
  */
 export async function up({ context: queryInterface }: { context: QueryInterface }): Promise<void> {
   // scrypt$N$r$p$salt$key; null until the person has followed an invitation link.
@@ -20,9 +21,12 @@ export async function up({ context: queryInterface }: { context: QueryInterface 
     expires_at: { type: DataTypes.BIGINT, allowNull: false },
   });
   await queryInterface.addIndex('sessions', ['user_id'], { name: 'sessions_user' });
+  // Who acted, in words (a person's or a key's name then): a log read years later names them.
+  await queryInterface.addColumn('audit_log', 'actor_label', { type: DataTypes.STRING(200), allowNull: true });
 }
 
 export async function down({ context: queryInterface }: { context: QueryInterface }): Promise<void> {
+  await queryInterface.removeColumn('audit_log', 'actor_label');
   await queryInterface.dropTable('sessions');
   await queryInterface.removeIndex('users', 'users_invitation');
   await queryInterface.removeColumn('users', 'invitation_expires_at');

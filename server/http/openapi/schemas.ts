@@ -380,11 +380,12 @@
  *         decisions_over_time: [{ date: '2026-11-21', approved: 12, rejected: 2, modified: 1 }, { date: '2026-11-22', approved: 9, rejected: 1, modified: 0 }]
  *     Health:
  *       type: object
- *       required: [status, service, version, database]
+ *       required: [status, service, version, edition, database]
  *       properties:
  *         status: { type: string, enum: [healthy, unhealthy] }
  *         service: { type: string, example: greenlight }
  *         version: { type: string, example: 0.1.0 }
+ *         edition: { type: string, enum: [self-hosted, hosted], description: 'Which edition answers: the dashboard signs people in to the hosted one.' }
  *         database: { type: string, example: ok, description: '`ok`, or what went wrong.' }
  *         storage: { type: string, example: ok, description: '`ok`, or since when writes have failed for want of disk space (they answer 507 meanwhile).' }
  *         storage_free_bytes: { type: integer, nullable: true, example: 51234567890, description: 'Free bytes under data_dir for the server, where the system says.' }

@@ -19,10 +19,11 @@ import { queryInteger } from '../params';
  *         organization_id: { type: integer }
  *         actor:
  *           type: object
- *           required: [type, id]
+ *           required: [type, id, label]
  *           properties:
  *             type: { type: string, enum: [api_key, user, operator, system] }
- *             id: { type: string, nullable: true, description: '`key:<id>` for an API key; null for the system (expiry).' }
+ *             id: { type: string, nullable: true, description: '`key:<id>` for an API key, `user:<id>` for a person; null for the system (expiry).' }
+ *             label: { type: string, nullable: true, description: "The key's or the person's name when the change was made." }
  *         action: { type: string, description: 'e.g. review.created, review.decided, api_key.revoked' }
  *         target_type: { type: string }
  *         target_id: { type: integer, nullable: true }
@@ -40,7 +41,7 @@ import { queryInteger } from '../params';
  *         next_cursor: { type: integer, nullable: true, description: 'Pass as `cursor` for the next (older) page; null on the last.' }
  *       example:
  *         entries:
- *           - { id: 12, organization_id: 1, actor: { type: api_key, id: 'key:2' }, action: review.decided, target_type: review, target_id: 42, data: { decision_type: approve, reviewer_id: null, reviewer_name: null }, created_at: '2026-11-24T09:05:00.000Z', prev_hash: 9f2c4e0b7a1d3c5e8f6a2b4d1c3e5f7a9b0c2d4e6f8a1b3c5d7e9f0a2b4c6d8e, hash: 3b1d5f7a9c2e4f6a8b0d1c3e5f7a9b2d4f6a8c0e1f3a5b7c9d2e4f6a8b0c1d3e }
+ *           - { id: 12, organization_id: 1, actor: { type: api_key, id: 'key:2', label: Refund agent }, action: review.decided, target_type: review, target_id: 42, data: { decision_type: approve, reviewer_id: null, reviewer_name: null }, created_at: '2026-11-24T09:05:00.000Z', prev_hash: 9f2c4e0b7a1d3c5e8f6a2b4d1c3e5f7a9b0c2d4e6f8a1b3c5d7e9f0a2b4c6d8e, hash: 3b1d5f7a9c2e4f6a8b0d1c3e5f7a9b2d4f6a8c0e1f3a5b7c9d2e4f6a8b0c1d3e }
  *         next_cursor: null
  *     AuditVerification:
  *       type: object

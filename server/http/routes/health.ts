@@ -16,7 +16,7 @@ import { packageVersion } from '../../package-info';
  *         content:
  *           application/json:
  *             schema: { $ref: '#/components/schemas/Health' }
- *             example: { status: healthy, service: greenlight, version: 0.1.0, database: ok, storage: ok, storage_free_bytes: 51234567890 }
+ *             example: { status: healthy, service: greenlight, version: 0.1.0, edition: self-hosted, database: ok, storage: ok, storage_free_bytes: 51234567890 }
  *       '400': { $ref: '#/components/responses/BadRequest' }
  *       '403': { $ref: '#/components/responses/Forbidden' }
  *       '503':
@@ -24,9 +24,9 @@ import { packageVersion } from '../../package-info';
  *         content:
  *           application/json:
  *             schema: { $ref: '#/components/schemas/Health' }
- *             example: { status: unhealthy, service: greenlight, version: 0.1.0, database: ok, storage: 'full: writes have failed for want of space since 2026-11-24T10:00:00.000Z; free space under /srv/greenlight-data', storage_free_bytes: 0 }
+ *             example: { status: unhealthy, service: greenlight, version: 0.1.0, edition: self-hosted, database: ok, storage: 'full: writes have failed for want of space since 2026-11-24T10:00:00.000Z; free space under /srv/greenlight-data', storage_free_bytes: 0 }
  */
-export function healthRoutes(pingDatabase: () => Promise<void>, disk: () => Promise<DiskReport>): Router {
+export function healthRoutes(pingDatabase: () => Promise<void>, disk: () => Promise<DiskReport>, edition: 'self-hosted' | 'hosted'): Router {
   const router = Router();
   router.get('/health', async (_req, res) => {
     let database = 'ok';
@@ -41,6 +41,7 @@ export function healthRoutes(pingDatabase: () => Promise<void>, disk: () => Prom
       status: healthy ? 'healthy' : 'unhealthy',
       service: 'greenlight',
       version: packageVersion,
+      edition,
       database,
       storage: storage.detail,
       storage_free_bytes: storage.freeBytes,
