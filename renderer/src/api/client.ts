@@ -3,14 +3,17 @@ import type {
   AttachmentRecord,
   DecisionInput,
   DecisionRecord,
+  Edition,
   EventType,
   FeedbackRecord,
+  InvitationView,
   Problem,
   ReviewFilters,
   ReviewOrder,
   ReviewPage,
   ReviewRecord,
   ServiceEvents,
+  SessionView,
   Statistics,
 } from './types';
 
@@ -62,6 +65,8 @@ export interface ApiClientOptions {
   /** `/api` behind the dashboard server; a full URL elsewhere (tests, other hosts). */
   baseUrl: string;
   apiKey: () => string | null;
+  /** The signed-in session's CSRF token (hosted edition), sent on every request that changes something. */
+  csrfToken?: () => string | null;
 }
 
 function messageFor(status: number, problem: Problem | undefined): string {
@@ -80,16 +85,16 @@ export class ApiClient {
     for (const [name, value] of Object.entries(query)) {
       if (value !== undefined && value !== '') params.set(name, String(value));
     }
-    return this.json(`/reviews?${params}`);
+    return this.request(`/reviews?${params}`);
   }
 
   getReview(id: number): Promise<ReviewRecord> {
-    return this.json(`/reviews/${id}`);
+    return this.request(`/reviews/${id}`);
   }
 
   async decide(id: number, input: DecisionInput): Promise<DecisionRecord> {
     try {
-      return await this.json(`/reviews/${id}/decide`, { method: 'POST', body: input });
+      return await this.request(`/reviews/${id}/decide`, { method: 'POST', body: input });
     } catch (error) {
       if (error instanceof ApiError && error.status === 409 && error.problem?.decision) {
         throw new AlreadyDecidedError(error.message, error.problem.decision as DecisionRecord);
@@ -111,11 +116,11 @@ export class ApiClient {
   }
 
   async listFeedback(reviewId: number): Promise<FeedbackRecord[]> {
-    return (await this.json<{ feedback: FeedbackRecord[] }>(`/reviews/${reviewId}/feedback`)).feedback;
+    return (await this.request<{ feedback: FeedbackRecord[] }>(`/reviews/${reviewId}/feedback`)).feedback;
   }
 
   async listAttachments(reviewId: number): Promise<AttachmentRecord[]> {
-    return (await this.json<{ attachments: AttachmentRecord[] }>(`/reviews/${reviewId}/attachments`)).attachments;
+    return (await this.request<{ attachments: AttachmentRecord[] }>(`/reviews/${reviewId}/attachments`)).attachments;
   }
 
   /** Fetched rather than linked, so the API key travels in a header and never in a URL. */
@@ -125,7 +130,40 @@ export class ApiClient {
   }
 
   statistics(): Promise<Statistics> {
-    return this.json('/stats');
+    return this.request('/stats');
+  }
+
+  /** Which edition answers; /health is open without any credential. */
+  async edition(): Promise<Edition> {
+    try {
+      return (await this.request<{ edition: Edition }>('/health')).edition;
+    } catch (failure) {
+      // An unhealthy server (503) still says which edition it is.
+      const edition = failure instanceof ApiError ? failure.problem?.edition : undefined;
+      if (edition === 'hosted' || edition === 'self-hosted') return edition;
+      throw failure;
+    }
+  }
+
+  /** The signed-in person's session (hosted edition); an UnauthorizedError when there is none. */
+  currentSession(): Promise<SessionView> {
+    return this.request('/sessions/current');
+  }
+
+  signIn(email: string, password: string, organizationId?: number): Promise<SessionView> {
+    return this.request('/sessions', { method: 'POST', body: { email, password, ...(organizationId === undefined ? {} : { organization_id: organizationId }) } });
+  }
+
+  signOut(): Promise<void> {
+    return this.request('/sessions/current', { method: 'DELETE' });
+  }
+
+  lookUpInvitation(token: string): Promise<InvitationView> {
+    return this.request('/invitations/lookup', { method: 'POST', body: { token } });
+  }
+
+  acceptInvitation(token: string, password: string): Promise<SessionView> {
+    return this.request('/invitations/accept', { method: 'POST', body: { token, password } });
   }
 
   /**
@@ -146,19 +184,23 @@ export class ApiClient {
     }
   }
 
-  private async json<T>(path: string, init: { method?: string; body?: unknown } = {}): Promise<T> {
+  /** Any JSON call of the API; an answer without a body (204) is undefined. */
+  async request<T>(path: string, init: { method?: string; body?: unknown } = {}): Promise<T> {
     const response = await this.send(path, {
       method: init.method,
       body: init.body === undefined ? undefined : JSON.stringify(init.body),
       headers: init.body === undefined ? {} : { 'content-type': 'application/json' },
     });
+    if (response.status === 204) return undefined as T;
     return (await response.json()) as T;
   }
 
   private headers(init?: HeadersInit): Headers {
     const key = this.options.apiKey();
+    const csrfToken = this.options.csrfToken?.();
     const headers = new Headers(init);
     if (key) headers.set('authorization', `Bearer ${key}`);
+    if (csrfToken) headers.set('x-csrf-token', csrfToken);
     return headers;
   }
 

@@ -9,14 +9,21 @@ export type {
   DecisionType,
   DecisionsOnDay,
   FeedbackRecord,
+  InvitationView,
   ReviewFilters,
   ReviewOrder,
   ReviewPage,
   ReviewRecord,
   ReviewStatus,
+  SessionView,
   Statistics,
   Urgency,
+  UserRecord,
+  UserRole,
 } from '../../../server/domain/records';
+
+/** Which edition the API is: the hosted one signs people in. */
+export type Edition = 'self-hosted' | 'hosted';
 
 export type { EventType, EventPayloads as ServiceEvents } from '../../../server/domain/events';
 

@@ -1,5 +1,6 @@
 import { createPinia, setActivePinia } from 'pinia';
 import { beforeEach, describe, expect, it } from 'vitest';
+import type { SessionView } from '../api/types';
 import { useSessionStore } from './session';
 
 beforeEach(() => setActivePinia(createPinia()));
@@ -28,5 +29,32 @@ describe('useSessionStore', () => {
     const session = useSessionStore();
     session.setReviewerName(' dana@example.com ');
     expect(session.reviewerName).toBe('dana@example.com');
+  });
+
+  describe('in the hosted edition', () => {
+    const signedIn = (role: 'admin' | 'reviewer' | 'viewer'): SessionView => ({
+      user: { id: 5, organization_id: 1, email: 'dana@acme.example', name: 'Dana', role, is_active: true, password_set: true, created_at: '', updated_at: '' },
+      organization: { id: 1, name: 'Acme' },
+      csrf_token: 'token',
+      expires_at: '',
+    });
+
+    it('is the signed-in person: their e-mail for "Mine", their name on decisions, their role for what they may do', () => {
+      const session = useSessionStore();
+      session.edition = 'hosted';
+      session.setReviewerName('typed by hand');
+      session.signedIn(signedIn('viewer'));
+      expect(session).toMatchObject({ identity: 'dana@acme.example', decidingAs: 'Dana', canDecide: false, isAdmin: false });
+      session.signedIn(signedIn('admin'));
+      expect(session).toMatchObject({ canDecide: true, isAdmin: true });
+    });
+
+    it('asks to sign in again, not for a key, when the API refuses the session', () => {
+      const session = useSessionStore();
+      session.edition = 'hosted';
+      session.signedIn(signedIn('reviewer'));
+      session.refused(null);
+      expect(session).toMatchObject({ account: null, signInNeeded: true, keyNeeded: false });
+    });
   });
 });

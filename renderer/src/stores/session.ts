@@ -1,5 +1,6 @@
 import { defineStore } from 'pinia';
-import { ref } from 'vue';
+import { computed, ref } from 'vue';
+import type { Edition, SessionView } from '../api/types';
 
 /** Storage that also works where the Web Storage API does not exist (unit tests under Node). */
 function storage(kind: 'sessionStorage' | 'localStorage'): Pick<Storage, 'getItem' | 'setItem' | 'removeItem'> {
@@ -17,19 +18,35 @@ const KEY_ITEM = 'greenlight.apiKey';
 const REVIEWER_ITEM = 'greenlight.reviewerName';
 
 /**
- * Who is reviewing and with which key. The key is kept for this browser session only; the
- * reviewer's name is remembered across sessions.
+ * Who is reviewing, and how the API knows it. In the self-hosted edition: an API key, kept for
+ * this browser session only, and a name the reviewer types, remembered across sessions. In the
+ * hosted edition: the signed-in person (their session cookie, which no script can read, and
+ * its CSRF token).
  */
 export const useSessionStore = defineStore('session', () => {
   const session = storage('sessionStorage');
   const local = storage('localStorage');
 
+  /** Null until the API has said which edition it is. */
+  const edition = ref<Edition | null>(null);
   const apiKey = ref<string | null>(session.getItem(KEY_ITEM));
   const reviewerName = ref(local.getItem(REVIEWER_ITEM) ?? '');
   /** The API answered 401: the key prompt is shown. */
   const keyNeeded = ref(false);
   /** A key was sent and refused. */
   const keyRejected = ref(false);
+  /** The hosted edition's signed-in person, or null. */
+  const account = ref<SessionView | null>(null);
+  /** The hosted edition's session ended (or never began): the sign-in page is shown. */
+  const signInNeeded = ref(false);
+
+  const hosted = computed(() => edition.value === 'hosted');
+  /** What "assigned to me" means: the signed-in person's e-mail, or the name typed in. */
+  const identity = computed(() => account.value?.user.email ?? reviewerName.value);
+  /** The name decisions carry: the server sets it from the signed-in person in the hosted edition. */
+  const decidingAs = computed(() => account.value?.user.name ?? reviewerName.value);
+  const canDecide = computed(() => account.value?.user.role !== 'viewer');
+  const isAdmin = computed(() => account.value?.user.role === 'admin');
 
   function useKey(key: string): void {
     apiKey.value = key.trim();
@@ -40,6 +57,10 @@ export const useSessionStore = defineStore('session', () => {
 
   /** A request made with `keySent` was refused; answers about a key no longer in use are ignored. */
   function refused(keySent: string | null): void {
+    if (hosted.value) {
+      signedOut();
+      return;
+    }
     if (keySent !== apiKey.value) return;
     keyRejected.value = keySent !== null;
     keyNeeded.value = true;
@@ -47,10 +68,38 @@ export const useSessionStore = defineStore('session', () => {
     session.removeItem(KEY_ITEM);
   }
 
+  function signedIn(view: SessionView): void {
+    account.value = view;
+    signInNeeded.value = false;
+  }
+
+  function signedOut(): void {
+    account.value = null;
+    signInNeeded.value = true;
+  }
+
   function setReviewerName(name: string): void {
     reviewerName.value = name.trim();
     local.setItem(REVIEWER_ITEM, reviewerName.value);
   }
 
-  return { apiKey, reviewerName, keyNeeded, keyRejected, useKey, refused, setReviewerName };
+  return {
+    edition,
+    hosted,
+    apiKey,
+    reviewerName,
+    keyNeeded,
+    keyRejected,
+    account,
+    signInNeeded,
+    identity,
+    decidingAs,
+    canDecide,
+    isAdmin,
+    useKey,
+    refused,
+    signedIn,
+    signedOut,
+    setReviewerName,
+  };
 });

@@ -1,0 +1,250 @@
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import type { Browser, Page } from 'playwright';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { UNDO_WINDOW_MS } from '../../renderer/src/stores/undo-window';
+import { launchChromium } from '../support/browser';
+import { type RunningCli, startWithDashboard, stopProgram } from '../support/cli';
+import { call } from '../support/server';
+import { makeTempDir } from '../support/temp';
+
+/**
+ * The hosted edition's dashboard in Chromium: people follow their invitation links, sign in,
+ * decide as themselves or only read, and an admin runs the organization from the console.
+ */
+
+const SCREENSHOTS = path.resolve(__dirname, '..', '..', 'docs', 'screenshots');
+const OPERATOR_KEY = 'operator-key-for-browser-tests-0123456789';
+const PASSWORD = 'correct horse battery staple';
+
+let temp: ReturnType<typeof makeTempDir>;
+let server: RunningCli;
+let browser: Browser;
+let adminKey: Record<string, string>;
+
+interface Invited {
+  id: number;
+  email: string;
+  name: string;
+  invitationUrl: string;
+}
+
+async function invite(role: 'admin' | 'reviewer' | 'viewer', name: string): Promise<Invited> {
+  const email = `${name.toLowerCase().replace(/\W+/g, '.')}@acme.example`;
+  const invited = await call(server.url, 'POST', '/users', { email, name, role }, { headers: adminKey });
+  expect(invited.status).toBe(201);
+  return { id: invited.body.id, email, name, invitationUrl: invited.body.invitation_url };
+}
+
+async function newPage(): Promise<Page> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const page = await context.newPage();
+  page.on('pageerror', (error) => {
+    throw error;
+  });
+  return page;
+}
+
+/** Follows an invitation link and sets the password; the person lands in the queue, signed in. */
+async function acceptInvitation(invited: Invited): Promise<Page> {
+  const page = await newPage();
+  await page.goto(invited.invitationUrl);
+  await expect.poll(() => page.locator('.account-lead').textContent()).toContain(invited.email);
+  await page.getByLabel('New password').fill(PASSWORD);
+  await page.getByLabel('Repeat the password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Set password and sign in' }).click();
+  await expect.poll(() => page.locator('.live').textContent()).toBe('Live');
+  return page;
+}
+
+async function signIn(invited: Invited): Promise<Page> {
+  const page = await newPage();
+  await page.goto(server.dashboardUrl!);
+  await page.getByLabel('E-mail').fill(invited.email);
+  await page.getByLabel('Password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect.poll(() => page.locator('.live').textContent()).toBe('Live');
+  return page;
+}
+
+async function newReview(proposedAction: string): Promise<number> {
+  const created = await call(server.url, 'POST', '/reviews', { task_type: 'refund', proposed_action: proposedAction, urgency: 'high' }, { headers: adminKey });
+  return created.body.id;
+}
+
+beforeAll(async () => {
+  temp = makeTempDir('greenlight-hosted-dashboard-');
+  fs.mkdirSync(SCREENSHOTS, { recursive: true });
+  server = await startWithDashboard(temp.dir, { GREENLIGHT_EDITION: 'hosted', GREENLIGHT_OPERATOR_KEY: OPERATOR_KEY });
+  browser = await launchChromium();
+  const created = await call(server.url, 'POST', '/organizations', { name: 'Acme Support' }, { headers: { authorization: `Bearer ${OPERATOR_KEY}` } });
+  adminKey = { authorization: `Bearer ${created.body.api_key.key}` };
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await stopProgram(server);
+  temp?.remove();
+});
+
+describe('the hosted dashboard', () => {
+  it('signs in a person who followed their invitation link, with a cookie no script can read', async () => {
+    const dana = await invite('reviewer', 'Dana Reviewer');
+    const page = await acceptInvitation(dana);
+    expect(page.url()).toBe(`${server.dashboardUrl}/#/queue`);
+    expect(await page.locator('.account-who').textContent()).toContain('Dana Reviewer');
+    expect(await page.locator('.account-who').textContent()).toContain('reviewer · Acme Support');
+    // No name box: decisions carry the signed-in person's name.
+    expect(await page.getByLabel('Reviewer', { exact: true }).count()).toBe(0);
+    expect(await page.evaluate(() => document.cookie)).toBe('');
+    // The link is used up.
+    const again = await newPage();
+    await again.goto(dana.invitationUrl);
+    await expect.poll(() => again.getByRole('alert').textContent()).toContain('has been used or has expired');
+    await page.context().close();
+    await again.context().close();
+  });
+
+  it('lets a reviewer decide, and the decision is theirs', async () => {
+    const riley = await invite('reviewer', 'Riley Reviewer');
+    await acceptInvitation(riley).then((page) => page.context().close());
+    const reviewId = await newReview('Refund order 2001 in full (EUR 80.00)');
+    const page = await signIn(riley);
+    await page.locator(`#review-${reviewId}`).click();
+    await expect.poll(() => page.getByText('Deciding as Riley Reviewer').count()).toBe(1);
+    await page.getByRole('button', { name: /^Approve/ }).click();
+    await expect
+      .poll(async () => (await call(server.url, 'GET', `/reviews/${reviewId}/decision`, undefined, { headers: adminKey })).body?.reviewer_name, { timeout: UNDO_WINDOW_MS + 8_000 })
+      .toBe('Riley Reviewer');
+    expect((await call(server.url, 'GET', `/reviews/${reviewId}/decision`, undefined, { headers: adminKey })).body.reviewer_id).toBe(riley.id);
+    await page.context().close();
+  });
+
+  it('shows a viewer the queue without any decision button', async () => {
+    const vic = await invite('viewer', 'Vic Viewer');
+    const reviewId = await newReview('Refund order 2002 in full (EUR 15.00)');
+    const page = await acceptInvitation(vic);
+    await page.locator(`#review-${reviewId}`).click();
+    await expect.poll(() => page.locator('.read-only-note').textContent()).toContain('signed in as a viewer');
+    expect(await page.getByRole('button', { name: /^Approve/ }).count()).toBe(0);
+    expect(await page.getByRole('link', { name: 'Console' }).count()).toBe(0);
+    await page.keyboard.press('a');
+    expect(await page.locator('.armed-hint').count()).toBe(0);
+    await page.context().close();
+  });
+
+  it('signs out on the server: the sign-in page comes back and stays after a reload', async () => {
+    const sam = await invite('reviewer', 'Sam Reviewer');
+    const page = await acceptInvitation(sam);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await expect.poll(() => page.getByRole('heading', { name: 'Sign in' }).count()).toBe(1);
+    await page.reload();
+    await expect.poll(() => page.getByRole('heading', { name: 'Sign in' }).count()).toBe(1);
+    await page.getByLabel('E-mail').fill(sam.email);
+    await page.getByLabel('Password').fill('not the password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toBe('The e-mail address or the password is wrong.');
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'hosted-sign-in.png') });
+    await page.context().close();
+  });
+
+  it('gives an admin the console: a key shown once and revoked after a confirmation, and the verified audit log', async () => {
+    const alex = await invite('admin', 'Alex Admin');
+    const page = await acceptInvitation(alex);
+    await page.getByRole('link', { name: 'Console' }).click();
+    await expect.poll(() => page.getByLabel('Name', { exact: true }).inputValue()).toBe('Acme Support');
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'hosted-console-organization.png') });
+
+    await page.locator('.console-nav').getByRole('link', { name: 'API keys' }).click();
+    await page.getByLabel('Name').fill('Refund agent');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const shown = page.locator('.shown-once-value code');
+    await expect.poll(() => shown.textContent()).toMatch(/^gl_/);
+    const key = (await shown.textContent()) as string;
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'hosted-console-api-keys.png') });
+    expect((await call(server.url, 'GET', '/reviews', undefined, { headers: { authorization: `Bearer ${key}` } })).status).toBe(200);
+    await page.getByRole('button', { name: 'Done' }).click();
+    expect(await page.locator('.shown-once').count()).toBe(0);
+
+    const row = page.getByRole('row', { name: /Refund agent/ });
+    await row.getByRole('button', { name: 'Revoke' }).click();
+    const dialog = page.getByRole('dialog');
+    await expect.poll(() => dialog.getByRole('heading').textContent()).toBe('Revoke the key “Refund agent”?');
+    await dialog.getByRole('button', { name: 'Revoke' }).click();
+    await expect.poll(() => row.textContent()).toContain('Revoked');
+    expect((await call(server.url, 'GET', '/reviews', undefined, { headers: { authorization: `Bearer ${key}` } })).status).toBe(401);
+
+    for (const [section, file] of [['Teams', 'hosted-console-teams'], ['Agents', 'hosted-console-agents']]) {
+      await page.locator('.console-nav').getByRole('link', { name: section }).click();
+      await expect.poll(() => page.getByRole('heading', { level: 2, name: section }).count()).toBe(1);
+      await page.screenshot({ path: path.join(SCREENSHOTS, `${file}.png`) });
+    }
+    await page.locator('.console-nav').getByRole('link', { name: 'Audit log' }).click();
+    await expect.poll(() => page.locator('.verification').textContent()).toContain('Intact');
+    await expect.poll(() => page.getByRole('row', { name: /api_key\.revoked/ }).count()).toBe(1);
+    await page.context().close();
+  });
+
+  it('takes a reviewer from the invitation in the console to a decision the audit log names them for', async () => {
+    const morgan = await invite('admin', 'Morgan Admin');
+    const admin = await acceptInvitation(morgan);
+    await admin.getByRole('link', { name: 'Console' }).click();
+    await admin.locator('.console-nav').getByRole('link', { name: 'Users' }).click();
+    await admin.getByLabel('E-mail').fill('jo@acme.example');
+    await admin.getByLabel('Name').fill('Jo Reviewer');
+    await admin.getByRole('button', { name: 'Invite' }).click();
+    const link = admin.locator('.shown-once-value code');
+    await expect.poll(() => link.textContent()).toMatch(new RegExp(`^${server.dashboardUrl}/#/invitation/`));
+    await admin.screenshot({ path: path.join(SCREENSHOTS, 'hosted-console-users.png') });
+    const jo: Invited = { id: 0, email: 'jo@acme.example', name: 'Jo Reviewer', invitationUrl: (await link.textContent()) as string };
+
+    // Jo follows the link, sets a password, signs out, and signs in again with it.
+    const first = await acceptInvitation(jo);
+    await first.getByRole('button', { name: 'Sign out' }).click();
+    await expect.poll(() => first.getByRole('heading', { name: 'Sign in' }).count()).toBe(1);
+    await first.context().close();
+    const reviewId = await newReview('Refund order 2003 in full (EUR 42.00)');
+    const page = await signIn(jo);
+    await page.locator(`#review-${reviewId}`).click();
+    await page.getByRole('button', { name: /^Approve/ }).click();
+    await expect
+      .poll(async () => (await call(server.url, 'GET', `/reviews/${reviewId}/decision`, undefined, { headers: adminKey })).body?.reviewer_name, { timeout: UNDO_WINDOW_MS + 8_000 })
+      .toBe('Jo Reviewer');
+
+    await admin.locator('.console-nav').getByRole('link', { name: 'Audit log' }).click();
+    await admin.getByLabel('Action').fill('review.decided');
+    await admin.getByLabel('Target ID').fill(String(reviewId));
+    await admin.getByRole('button', { name: 'Apply filters' }).click();
+    const entry = admin.getByRole('row', { name: /review\.decided/ });
+    await expect.poll(() => entry.count()).toBe(1);
+    expect(await entry.textContent()).toContain('Jo Reviewer');
+    await admin.screenshot({ path: path.join(SCREENSHOTS, 'hosted-console-audit-log.png'), fullPage: true });
+    await admin.context().close();
+    await page.context().close();
+  });
+
+  it('refuses a cross-site POST that would ride on the session cookie', async () => {
+    const casey = await invite('reviewer', 'Casey Reviewer');
+    const page = await acceptInvitation(casey);
+    const reviewId = await newReview('Refund order 2004 in full (EUR 999.00)');
+    // Another site (localhost, not 127.0.0.1) whose page submits a decision as a form, in the signed-in browser.
+    const target = `${server.dashboardUrl}/api/reviews/${reviewId}/decide`;
+    const attacker = http.createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(
+        `<form method="post" action="${target}" enctype="text/plain"><input name='{"decision_type":"approve","padding":"' value='"}'></form><script>document.forms[0].submit()</script>`,
+      );
+    });
+    await new Promise<void>((resolve) => attacker.listen(0, '127.0.0.1', resolve));
+    try {
+      const answered = page.waitForResponse((response) => response.url() === target);
+      await page.goto(`http://localhost:${(attacker.address() as AddressInfo).port}/`);
+      expect((await answered).status()).toBe(403);
+      expect((await call(server.url, 'GET', `/reviews/${reviewId}`, undefined, { headers: adminKey })).body.status).toBe('pending');
+    } finally {
+      await new Promise((resolve) => attacker.close(resolve));
+      await page.context().close();
+    }
+  });
+});
