@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TEST_DATABASE_URL } from '../support/postgres';
 import { call, expectProblem, type JsonResponse, sampleReview, startTestServer, type TestServer } from '../support/server';
 
 const OPERATOR_KEY = 'operator-key-for-sign-in-tests-0123456789';
@@ -158,6 +159,18 @@ describe('signing in and out', () => {
     expect(signedOut.headers.get('set-cookie')).toMatch(/^greenlight_session=; Path=\/; Max-Age=0/);
     expectProblem(await call(server.url, 'GET', '/reviews', undefined, { headers: { cookie: reviewer.cookie } }), 401, /session has ended/);
     expectProblem(await call(server.url, 'GET', '/sessions/current', undefined, { headers: { cookie: reviewer.cookie } }), 401);
+  });
+
+  it.runIf(TEST_DATABASE_URL)('opens a session in every API process on the database, and ends it in every one', async () => {
+    const other = await startTestServer({ edition: 'hosted', operator_key: OPERATOR_KEY, database_url: server.config.database_url });
+    try {
+      const reviewer = await person('reviewer');
+      expect((await call(other.url, 'GET', '/reviews', undefined, { headers: { cookie: reviewer.cookie } })).status).toBe(200);
+      expect((await call(server.url, 'DELETE', '/sessions/current', undefined, { headers: withSession(reviewer) })).status).toBe(204);
+      expectProblem(await call(other.url, 'GET', '/reviews', undefined, { headers: { cookie: reviewer.cookie } }), 401);
+    } finally {
+      await other.dispose();
+    }
   });
 
   it('ends every session of a person who is deactivated', async () => {
