@@ -4,7 +4,8 @@ import { type Config, SETTINGS, environmentName } from './settings';
 /** A working example, switched off: reviews are neither routed nor expired until `enabled: true`. */
 const EXAMPLE_POLICY = `routing:
   enabled: false
-  # The first matching rule wins: lowest priority number first, ties in the order written.
+  # The first matching rule wins: the higher priority number is tried first, ties in the
+  # order written (greenlight status prints the order).
   # A condition is field: {operator, value}; every condition of a rule must hold.
   # Fields: task_type, proposed_action, agent_reasoning, confidence_score, urgency, framework,
   # agent_id, organization_id, or metadata.<key>[.<key>...].
@@ -12,7 +13,7 @@ const EXAMPLE_POLICY = `routing:
   # Actions: assign_to and/or assign_to_team, or auto_decide: approve | reject.
   rules:
     - name: confident-tagging
-      priority: 1
+      priority: 100
       conditions:
         task_type: { operator: in, value: [tag_ticket, label_email] }
         confidence_score: { operator: ">=", value: 0.98 }

@@ -105,14 +105,14 @@ export function describeDuration(seconds: number): string {
 /** The policy in a few lines, for `greenlight status` and the start-up log. */
 export function describePolicy(policy: Policy): string[] {
   if (!policy.enabled) return ['routing is off (routing.enabled is false or routing is not set)'];
-  const lines = policy.rules.map((rule) => {
+  const lines = policy.rules.map((rule, place) => {
     const action =
       rule.action.kind === 'auto_decide'
         ? `auto_decide ${rule.action.decision}`
         : [rule.action.assignTo && `assign_to ${rule.action.assignTo}`, rule.action.team && `assign_to_team ${rule.action.team}`].filter(Boolean).join(', ');
-    return `rule '${rule.name}' (priority ${rule.priority})${rule.isActive ? '' : ' [inactive]'}: ${action}`;
+    return `${place + 1}. rule '${rule.name}' (priority ${rule.priority})${rule.isActive ? '' : ' [inactive]'}: ${action}`;
   });
-  if (policy.rules.length === 0) lines.push('no rules');
+  lines.unshift(policy.rules.length === 0 ? 'no rules' : 'rules, in the order they are tried (higher priority first; the first that matches wins):');
   lines.push(policy.defaultReviewers.length > 0 ? `default reviewers: ${policy.defaultReviewers.join(', ')}` : 'no default reviewers');
   const limits = [...URGENCIES].reverse().filter((u) => policy.expirySeconds[u] !== undefined).map((u) => `${u} ${describeDuration(policy.expirySeconds[u]!)}`);
   lines.push(limits.length > 0 ? `expiry: ${limits.join(', ')}; then ${policy.onExpiry}` : 'no expiry');

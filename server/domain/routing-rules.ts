@@ -228,7 +228,7 @@ function compileRule(raw: unknown, index: number, names: Set<string>): Rule {
   const unknown = Object.keys(raw).find((key) => !RULE_KEYS.includes(key));
   if (unknown) throw new RuleError(`${where}: unknown key '${unknown}' (a rule has ${RULE_KEYS.join(', ')})`);
   if (typeof raw.priority !== 'number' || !Number.isSafeInteger(raw.priority)) {
-    throw new RuleError(`${where}: priority must be an integer (lower runs first), not ${JSON.stringify(raw.priority)}`);
+    throw new RuleError(`${where}: priority must be an integer (higher runs first), not ${JSON.stringify(raw.priority)}`);
   }
   if (raw.is_active !== undefined && typeof raw.is_active !== 'boolean') throw new RuleError(`${where}: is_active must be true or false`);
   const conditions = raw.conditions ?? {};
@@ -245,14 +245,16 @@ function compileRule(raw: unknown, index: number, names: Set<string>): Rule {
 
 /**
  * Validates and compiles rules (regular expressions once, here), sorted for evaluation:
- * ascending priority, ties in the order written. Throws a `RuleError` naming the rule.
+ * the higher priority first, ties in the order written (the order the source project's
+ * platform used, so clients written for it keep their meaning). Throws a `RuleError` naming
+ * the rule.
  */
 export function compileRules(raw: unknown): Rule[] {
   if (raw === undefined || raw === null) return [];
   if (!Array.isArray(raw)) throw new RuleError('rules must be a list');
   const names = new Set<string>();
   const rules = raw.map((definition, index) => ({ rule: compileRule(definition, index, names), index }));
-  rules.sort((a, b) => a.rule.priority - b.rule.priority || a.index - b.index);
+  rules.sort((a, b) => b.rule.priority - a.rule.priority || a.index - b.index);
   return rules.map(({ rule }) => rule);
 }
 

@@ -68,13 +68,15 @@ describe('the review policy from the command line', () => {
     const result = await runCli(['start', '--api-only', '--port', String(await freePort())], { cwd: temp.dir });
     expect(result.code).toBe(2);
     expect(result.stderr.trim()).toBe(
-      'greenlight: configuration error: routing: rule \'broken\': priority must be an integer (lower runs first), not "high" (in greenlight.yaml)',
+      'greenlight: configuration error: routing: rule \'broken\': priority must be an integer (higher runs first), not "high" (in greenlight.yaml)',
     );
   });
 
   it('is shown by greenlight status', async () => {
     fs.writeFileSync(path.join(temp.dir, 'greenlight.yaml'), `${ASSIGN_REFUNDS}  expiry: { critical: 15m }\n`);
     const result = await runCli(['status'], { cwd: temp.dir });
-    expect(result.stdout).toMatch(/ {2}policy {4}ok {4}rule 'refunds-to-finance' \(priority 5\): assign_to finance@example.com\n {18}no default reviewers\n {18}expiry: critical 15 min; then reject/);
+    expect(result.stdout).toMatch(
+      / {2}policy {4}ok {4}rules, in the order they are tried \(higher priority first; the first that matches wins\):\n {18}1\. rule 'refunds-to-finance' \(priority 5\): assign_to finance@example.com\n {18}no default reviewers\n {18}expiry: critical 15 min; then reject/,
+    );
   });
 });

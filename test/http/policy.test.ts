@@ -12,7 +12,7 @@ afterEach(async () => {
 
 const routing = compilePolicy({
   rules: [
-    { name: 'confident-tagging', priority: 1, conditions: { task_type: 'tag', confidence_score: { operator: '>=', value: 0.98 } }, auto_decide: 'approve' },
+    { name: 'confident-tagging', priority: 100, conditions: { task_type: 'tag', confidence_score: { operator: '>=', value: 0.98 } }, auto_decide: 'approve' },
     {
       name: 'large-refunds',
       priority: 10,

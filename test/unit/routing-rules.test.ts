@@ -115,15 +115,16 @@ describe('conditions', () => {
 
 describe('rule order', () => {
   const rules = compileRules([
-    { name: 'late', priority: 10, conditions: { task_type: 'refund' }, assign_to: 'late@example.com' },
+    { name: 'inactive-late', priority: 1, conditions: {}, assign_to: 'nobody@example.com', is_active: false },
     { name: 'first-of-tie', priority: 5, conditions: { task_type: 'refund' }, assign_to: 'a@example.com' },
     { name: 'second-of-tie', priority: 5, conditions: { task_type: 'refund' }, assign_to: 'b@example.com' },
-    { name: 'inactive-early', priority: 1, conditions: {}, assign_to: 'nobody@example.com', is_active: false },
+    { name: 'early', priority: 10, conditions: { task_type: 'refund' }, assign_to: 'early@example.com' },
   ]);
 
-  it('evaluates ascending priority (1 before 10), ties in the order written, skipping inactive rules', () => {
-    expect(rules.map((rule) => rule.name)).toEqual(['inactive-early', 'first-of-tie', 'second-of-tie', 'late']);
-    expect(firstMatch(rules, review)?.name).toBe('first-of-tie');
+  it('evaluates the higher priority first (10 before 1), ties in the order written, skipping inactive rules', () => {
+    expect(rules.map((rule) => rule.name)).toEqual(['early', 'first-of-tie', 'second-of-tie', 'inactive-late']);
+    expect(firstMatch(rules, review)?.name).toBe('early');
+    expect(firstMatch(rules.filter((rule) => rule.name !== 'early'), review)?.name).toBe('first-of-tie');
   });
 
   it('matches nothing when no active rule holds', () => {
@@ -162,7 +163,7 @@ describe('validation at load', () => {
 describe('the policy', () => {
   const policy = compilePolicy({
     rules: [
-      { name: 'confident-tagging', priority: 1, conditions: { task_type: 'tag', confidence_score: { operator: '>=', value: 0.98 } }, auto_decide: 'approve' },
+      { name: 'confident-tagging', priority: 100, conditions: { task_type: 'tag', confidence_score: { operator: '>=', value: 0.98 } }, auto_decide: 'approve' },
       { name: 'big-refunds', priority: 10, conditions: { task_type: 'refund', 'metadata.amount': { operator: '>', value: 1000 } }, assign_to: 'fin@example.com', assign_to_team: 'finance' },
     ],
     default_reviewers: ['a@example.com', 'b@example.com'],
@@ -203,8 +204,9 @@ describe('the policy', () => {
 
   it('describes itself for greenlight status', () => {
     expect(describePolicy(policy)).toEqual([
-      "rule 'confident-tagging' (priority 1): auto_decide approve",
-      "rule 'big-refunds' (priority 10): assign_to fin@example.com, assign_to_team finance",
+      'rules, in the order they are tried (higher priority first; the first that matches wins):',
+      "1. rule 'confident-tagging' (priority 100): auto_decide approve",
+      "2. rule 'big-refunds' (priority 10): assign_to fin@example.com, assign_to_team finance",
       'default reviewers: a@example.com, b@example.com',
       'expiry: critical 15 min, high 1 h, medium 1 day; then reject',
     ]);
