@@ -15,6 +15,7 @@ import { AgentStore } from './db/agent-store';
 import { AuditStore } from './db/audit-store';
 import { PeopleStore } from './db/people-store';
 import { ReviewStore } from './db/review-store';
+import { RoutingRuleStore } from './db/routing-rule-store';
 import { StatisticsQuery } from './db/statistics-query';
 import { DatabaseUnitOfWork } from './db/unit-of-work';
 import { AttachmentService } from './domain/attachments';
@@ -23,6 +24,7 @@ import { FeedbackService } from './domain/feedback';
 import { OrganizationService } from './domain/organizations';
 import { AgentService } from './domain/agents';
 import { AuditService } from './domain/audit';
+import { OrganizationRouting } from './domain/organization-routing';
 import { PeopleService } from './domain/people';
 import { Invitations, SignInService } from './domain/sign-in';
 import { ReviewService } from './domain/reviews';
@@ -66,6 +68,8 @@ export interface Services {
   people: PeopleService;
   /** People signing in to the dashboard (hosted edition). */
   signIn: SignInService;
+  /** Organizations' routing rules (hosted edition). */
+  organizationRouting: OrganizationRouting;
   /** The review policy in force. */
   policy(): Policy;
   /** Puts a reloaded policy in force for new reviews and the next expiries; waiting agents are untouched. */
@@ -98,7 +102,19 @@ export async function openServices(config: Config, log: Logger, clock: () => num
   const currentPolicy = (): Policy => policy;
   const agentStore = new AgentStore(db);
   const peopleStore = new PeopleStore(db);
-  const reviews = new ReviewService({ reviews: reviewStore, agents: agentStore, people: peopleStore, unitOfWork, waiters, policy: currentPolicy, maxWaiting: config.max_waiting_requests, clock });
+  // The hosted edition's organizations route by their own rules first.
+  const organizationRouting = new OrganizationRouting(new RoutingRuleStore(db), peopleStore, unitOfWork, clock);
+  const reviews = new ReviewService({
+    reviews: reviewStore,
+    agents: agentStore,
+    people: peopleStore,
+    organizationRouting: config.edition === 'hosted' ? organizationRouting : undefined,
+    unitOfWork,
+    waiters,
+    policy: currentPolicy,
+    maxWaiting: config.max_waiting_requests,
+    clock,
+  });
   const files = new AttachmentFiles(path.join(config.data_dir, 'attachments'), diskSpace);
   const attachmentStore = new AttachmentStore(models);
   const exclusive = oneAtATime(db);
@@ -131,6 +147,7 @@ export async function openServices(config: Config, log: Logger, clock: () => num
     audit,
     people,
     signIn,
+    organizationRouting,
     policy: currentPolicy,
     replacePolicy: (next) => {
       policy = next;
@@ -253,6 +270,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
             agents: services.agents,
             audit: services.audit,
             people: services.people,
+            routing: services.organizationRouting,
             signIn: services.signIn,
             operatorKey: config.operator_key,
             secureCookies: publicUrlOf(config).startsWith('https:'),

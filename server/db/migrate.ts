@@ -13,6 +13,7 @@ import * as agents from './migrations/0010-agents';
 import * as auditLog from './migrations/0011-audit-log';
 import * as usersAndTeams from './migrations/0012-users-and-teams';
 import * as signIn from './migrations/0013-sign-in';
+import * as routingRules from './migrations/0014-routing-rules';
 
 /**
  * Listed explicitly rather than globbed so the same list works from TypeScript sources,
@@ -32,6 +33,7 @@ export const MIGRATIONS = [
   { name: '0011-audit-log', up: auditLog.up, down: auditLog.down },
   { name: '0012-users-and-teams', up: usersAndTeams.up, down: usersAndTeams.down },
   { name: '0013-sign-in', up: signIn.up, down: signIn.down },
+  { name: '0014-routing-rules', up: routingRules.up, down: routingRules.down },
 ];
 
 const MIGRATION_TABLE = 'schema_migrations';

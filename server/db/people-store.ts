@@ -123,6 +123,14 @@ export class PeopleStore implements PeopleRepository, SignInRepository {
     return true;
   }
 
+  async teamNamesOf(userId: number): Promise<string[]> {
+    const rows = await this.db.sequelize.query<{ name: string }>('SELECT t.name FROM team_members m JOIN teams t ON t.id = m.team_id WHERE m.user_id = $userId ORDER BY t.id', {
+      bind: { userId },
+      type: QueryTypes.SELECT,
+    });
+    return rows.map((row) => row.name);
+  }
+
   async findByEmail(email: string): Promise<UserCredentials[]> {
     return this.credentialsWhere('u.email = $email AND u.is_active = $active', { email, active: true });
   }

@@ -269,8 +269,9 @@ function likePattern(text: string): string {
 }
 
 function whereOf(filters: ReviewFilters, dialect: Dialect, escape: (value: string) => string): WhereOptions<ReviewRow> {
-  const { decided, q, ...equalities } = filters;
+  const { decided, q, assigned_to_any: assignedToAny, ...equalities } = filters;
   const conditions: unknown[] = [equalities];
+  if (assignedToAny) conditions.push({ [Op.or]: [{ assigned_to: assignedToAny.people }, { assigned_team: assignedToAny.teams }] });
   if (decided !== undefined) conditions.push({ status: decided ? { [Op.ne]: 'pending' } : 'pending' });
   // Case-insensitive for ASCII letters on both: SQLite's LIKE is, PostgreSQL's ILIKE.
   if (q) conditions.push(literal(`proposed_action ${dialect === 'sqlite' ? 'LIKE' : 'ILIKE'} ${escape(likePattern(q))} ESCAPE '\\'`));

@@ -361,6 +361,8 @@ export interface PeopleRepository {
   findTeam(organizationId: number, id: number, tx?: Tx): Promise<TeamRecord | null>;
   /** Adds (or, with `member` false, removes) a member; false when the user already was (or was not) one. */
   setMember(tx: Tx, teamId: number, userId: number, member: boolean): Promise<boolean>;
+  /** The names of the teams a user is a member of. */
+  teamNamesOf(userId: number): Promise<string[]>;
 }
 
 /** A user as signing in sees them: with their password's hash and their organization's name. */
@@ -396,4 +398,41 @@ export interface SignInRepository {
   deleteSessionsOf(tx: Tx, userId: number): Promise<void>;
   /** Forgets a user's expired sessions: done at each sign-in, so that they do not pile up. */
   deleteExpiredSessions(tx: Tx, userId: number, now: number): Promise<void>;
+}
+
+export interface RoutingRuleRecord {
+  id: number;
+  organization_id: number;
+  name: string;
+  /** The higher is tried first; ties by the lower id. */
+  priority: number;
+  /** Field or metadata path → condition, in the routing setting's language. */
+  conditions: Record<string, unknown>;
+  assign_to_user_id: number | null;
+  assign_to_team_id: number | null;
+  is_active: boolean;
+  created_at: string;
+  updated_at: string;
+}
+
+export type RoutingRuleFields = Pick<RoutingRuleRecord, 'name' | 'priority' | 'conditions' | 'assign_to_user_id' | 'assign_to_team_id' | 'is_active'>;
+
+/** A rule with whom it assigns to, by the names reviews record: the person's e-mail, the team's name. */
+export interface RoutableRule extends RoutingRuleRecord {
+  assignee_email: string | null;
+  team_name: string | null;
+}
+
+/** An organization's routing rules (hosted edition). */
+export interface RoutingRuleRepository {
+  /** The new rule, or null when the organization has a rule of that name. */
+  insert(tx: Tx, organizationId: number, rule: RoutingRuleFields, now: number): Promise<RoutingRuleRecord | null>;
+  /** Oldest first. */
+  list(organizationId: number): Promise<RoutingRuleRecord[]>;
+  find(organizationId: number, id: number, tx?: Tx): Promise<RoutingRuleRecord | null>;
+  /** The rule as changed; null when it is not the organization's; 'name_taken' when another rule has the new name. */
+  update(tx: Tx, organizationId: number, id: number, rule: RoutingRuleFields, now: number): Promise<RoutingRuleRecord | null | 'name_taken'>;
+  delete(tx: Tx, organizationId: number, id: number): Promise<boolean>;
+  /** Every rule of the organization with its assignee's e-mail and team's name, oldest first. */
+  routable(organizationId: number, tx?: Tx): Promise<RoutableRule[]>;
 }

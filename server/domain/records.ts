@@ -95,6 +95,8 @@ export interface ReviewFilters {
   agent_id?: number;
   organization_id?: number;
   assigned_to?: string;
+  /** Assigned to one of these people or teams: "Mine" of a signed-in person (hosted edition), from `mine=true`. */
+  assigned_to_any?: { people: string[]; teams: string[] };
 }
 
 export interface ReviewPage {

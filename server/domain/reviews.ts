@@ -1,5 +1,6 @@
 import { AppError, invalidInput, notFound, refuseNul } from './errors';
 import { domainEvent } from './events';
+import type { OrganizationRouting } from './organization-routing';
 import { expiryTime, type Policy, routeReview } from './policy';
 import { type AgentRepository, type Clock, type IdempotencyClaim, INSTALLATION, type NewReview, type PeopleRepository, type Principal, type ReviewRepository, type Scope, type Tx, type UnitOfWork } from './ports';
 import type { DecisionInput, DecisionRecord, ReviewFilters, ReviewInput, ReviewOrder, ReviewPage, ReviewRecord } from './records';
@@ -12,6 +13,8 @@ export interface ReviewServiceOptions {
   agents?: AgentRepository;
   /** An organization's people: its decisions are theirs, by id (hosted edition). */
   people?: PeopleRepository;
+  /** An organization's own routing rules, tried before the `routing` setting (hosted edition). */
+  organizationRouting?: Pick<OrganizationRouting, 'route'>;
   unitOfWork: UnitOfWork;
   waiters: DecisionWaiters;
   /** The policy in force now (it can be reloaded while the service runs). */
@@ -115,12 +118,14 @@ export class ReviewService {
     refuseNul(input);
     const now = this.clock();
     const policy = this.options.policy();
-    const routing = routeReview(policy, input);
+    const organizationId = organizationOf(scope, input.organization_id);
+    const routedByOrganization = organizationId === null ? null : await this.options.organizationRouting?.route(organizationId, input);
+    const routing = routedByOrganization ?? routeReview(policy, input);
     const urgency = input.urgency ?? 'medium';
     return this.options.unitOfWork.run(async (tx) => {
       await this.checkAgent(tx, scope, input.agent_id);
       const review: NewReview = {
-        organization_id: organizationOf(scope, input.organization_id),
+        organization_id: organizationId,
         agent_id: input.agent_id ?? null,
         task_type: input.task_type,
         proposed_action: input.proposed_action,
@@ -205,6 +210,17 @@ export class ReviewService {
    */
   async decideAs(principal: Principal, reviewId: number, input: DecisionInput): Promise<DecisionRecord> {
     return this.decide(principal.scope, reviewId, await this.attributed(principal, input));
+  }
+
+  /**
+   * "Mine" for a signed-in person: reviews assigned to them (by e-mail) or to a team they are
+   * in. A key stands for no person: 400.
+   */
+  async assignmentsOf(principal: Principal): Promise<NonNullable<ReviewFilters['assigned_to_any']>> {
+    const people = this.options.people;
+    const user = principal.user && people ? await people.findUser(principal.scope.organizationId as number, principal.user.id) : null;
+    if (!user || !people) throw invalidInput('mine', 'is for a person signed in to the dashboard; an API key filters with assigned_to');
+    return { people: [user.email], teams: await people.teamNamesOf(user.id) };
   }
 
   async decide(scope: Scope, reviewId: number, input: DecisionInput): Promise<DecisionRecord> {

@@ -28,12 +28,24 @@ export type RuleAction =
   | { kind: 'assign'; assignTo: string | null; team: string | null }
   | { kind: 'auto_decide'; decision: AutoDecision };
 
+/** One condition of a rule tried on one review: what it asked, what the review had, whether it held. */
+export interface ConditionResult {
+  field: string;
+  operator: Operator;
+  value: unknown;
+  /** The review's value (undefined: the field is absent). */
+  actual: unknown;
+  holds: boolean;
+}
+
 export interface Rule {
   name: string;
   priority: number;
   isActive: boolean;
   action: RuleAction;
   matches(review: RoutableReview): boolean;
+  /** Every condition on `review`, for showing why a rule matched or did not. */
+  explain(review: RoutableReview): ConditionResult[];
 }
 
 export class RuleError extends Error {
@@ -174,7 +186,7 @@ function checkField(where: string, path: string): void {
  * One condition. Written `{operator, value}`; a bare value is short for `=` and a bare list
  * for `in`, so `task_type: refund` reads as it should.
  */
-function compileCondition(ruleWhere: string, path: string, raw: unknown): Test {
+function compileCondition(ruleWhere: string, path: string, raw: unknown): { test: Test; operator: Operator; value: unknown } {
   const where = `${ruleWhere}, condition on ${path}`;
   checkField(where, path);
   let operator: unknown = Array.isArray(raw) ? 'in' : '=';
@@ -191,7 +203,7 @@ function compileCondition(ruleWhere: string, path: string, raw: unknown): Test {
   }
   const test = compileTest(where, path, operator as Operator, value);
   const whenMissing = MATCHES_WHEN_MISSING.has(operator as Operator);
-  return (actual) => (actual === undefined ? whenMissing : test(actual));
+  return { test: (actual) => (actual === undefined ? whenMissing : test(actual)), operator: operator as Operator, value };
 }
 
 function optionalText(where: string, key: string, value: unknown): string | null {
@@ -233,13 +245,18 @@ function compileRule(raw: unknown, index: number, names: Set<string>): Rule {
   if (raw.is_active !== undefined && typeof raw.is_active !== 'boolean') throw new RuleError(`${where}: is_active must be true or false`);
   const conditions = raw.conditions ?? {};
   if (!isPlainObject(conditions)) throw new RuleError(`${where}: conditions must be a mapping of field to {operator, value}`);
-  const tests = Object.entries(conditions).map(([path, condition]) => ({ path, test: compileCondition(where, path, condition) }));
+  const tests = Object.entries(conditions).map(([path, condition]) => ({ path, ...compileCondition(where, path, condition) }));
   return {
     name,
     priority: raw.priority,
     isActive: raw.is_active ?? true,
     action: compileAction(where, raw),
     matches: (review) => tests.every(({ path, test }) => test(fieldValue(review, path))),
+    explain: (review) =>
+      tests.map(({ path, test, operator, value }) => {
+        const actual = fieldValue(review, path);
+        return { field: path, operator, value, actual, holds: test(actual) };
+      }),
   };
 }
 

@@ -26,6 +26,7 @@ import { healthRoutes } from './routes/health';
 import { organizationRoutes } from './routes/organizations';
 import { peopleRoutes } from './routes/people';
 import { reviewRoutes } from './routes/reviews';
+import { routingRuleRoutes } from './routes/routing-rules';
 import { sessionRoutes } from './routes/sessions';
 import { statisticsRoutes } from './routes/statistics';
 
@@ -116,6 +117,7 @@ export function createApp(options: AppOptions): Express {
       organizationRoutes(hosted.organizations),
       agentRoutes(hosted.agents),
       peopleRoutes(hosted.people),
+      routingRuleRoutes(hosted.routing),
       auditRoutes(hosted.audit),
     );
   }

@@ -54,6 +54,12 @@ export const HOSTED_CALLERS: Readonly<Record<string, readonly Caller[]>> = {
   getTeam: ADMIN,
   addTeamMember: ADMIN,
   removeTeamMember: ADMIN,
+  createRoutingRule: ADMIN,
+  listRoutingRules: ADMIN,
+  getRoutingRule: ADMIN,
+  updateRoutingRule: ADMIN,
+  deleteRoutingRule: ADMIN,
+  tryRoutingRules: ADMIN,
   listAuditLog: ADMIN,
   verifyAuditLog: ADMIN,
 };

@@ -2,6 +2,7 @@ import type { NextFunction, RequestHandler, Response } from 'express';
 import type { AgentService } from '../domain/agents';
 import { actingAs, type AuditService } from '../domain/audit';
 import type { OrganizationService } from '../domain/organizations';
+import type { OrganizationRouting } from '../domain/organization-routing';
 import type { PeopleService } from '../domain/people';
 import { OPERATOR, type Principal } from '../domain/ports';
 import type { SignInService } from '../domain/sign-in';
@@ -16,6 +17,7 @@ export interface HostedOptions {
   agents: AgentService;
   audit: AuditService;
   people: PeopleService;
+  routing: OrganizationRouting;
   signIn: SignInService;
   /** The key that may create organizations; empty: none may. */
   operatorKey: string;

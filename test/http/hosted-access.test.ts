@@ -100,6 +100,8 @@ function bodyFor(operation: Operation, credential: Credential, organization: Org
       return { ...example, email: `${randomUUID()}@example.com` };
     case 'createTeam':
       return { ...example, member_ids: [organization.reviewerId] };
+    case 'createRoutingRule':
+      return { name: `rule ${randomUUID()}`, priority: 1, assign_to_user_id: organization.reviewerId };
     case 'decideReview': {
       const { reviewer_name: _typedName, ...decision } = example;
       return credential === 'admin' ? { ...decision, reviewer_id: organization.reviewerId } : decision;
@@ -120,6 +122,8 @@ async function pathFor(operation: Operation, owner: Organization): Promise<strin
     user_id: async () => (await call(server.url, 'POST', '/users', { email: `${randomUUID()}@example.com`, name: 'Someone', role: 'reviewer' }, { headers: admin })).body.id,
     team_id: async () => (await call(server.url, 'POST', '/teams', { name: 'spare team' }, { headers: admin })).body.id,
     agent_id: async () => (await call(server.url, 'POST', '/agents', { name: 'spare agent' }, { headers: admin })).body.id,
+    rule_id: async () =>
+      (await call(server.url, 'POST', '/routing-rules', { name: `rule ${randomUUID()}`, priority: 1, assign_to_team_id: (await call(server.url, 'POST', '/teams', { name: 'routed' }, { headers: admin })).body.id }, { headers: admin })).body.id,
     api_key_id: async () => (await call(server.url, 'POST', `/organizations/${owner.id}/api-keys`, { name: 'spare', scope: 'agent' }, { headers: admin })).body.id,
   };
   let path = operation.path;

@@ -141,6 +141,12 @@ export function reviewRoutes({ reviews, blockingTimeoutSeconds }: ReviewRoutesOp
    *       - { name: agent_id, in: query, schema: { type: integer, minimum: 1, maximum: 2147483647 } }
    *       - { name: organization_id, in: query, schema: { type: integer, minimum: 1, maximum: 2147483647 } }
    *       - { name: assigned_to, in: query, allowReserved: true, schema: { type: string, maxLength: 255 } }
+   *       - name: mine
+   *         in: query
+   *         description: >-
+   *           Hosted edition, a signed-in person: `true` keeps the reviews assigned to them (by their
+   *           e-mail) or to a team they are in. 400 for an API key, which stands for no person.
+   *         schema: { type: boolean }
    *       - name: decided
    *         in: query
    *         description: '`true`: only decided reviews (any status but pending); `false`: only pending ones.'
@@ -174,7 +180,11 @@ export function reviewRoutes({ reviews, blockingTimeoutSeconds }: ReviewRoutesOp
     const page = queryInteger(req, 'page', 1);
     const pageSize = queryInteger(req, 'page_size', 20);
     const order = (req.query.sort ?? 'newest') as ReviewOrder;
-    res.json(await reviews.list(principalOf(res).scope, filtersOf(req), page, pageSize, order));
+    const principal = principalOf(res);
+    // The validator has checked it is a boolean; depending on the parser it arrives as one or as text.
+    const mine = String(req.query.mine as unknown) === 'true';
+    const filters = mine ? { ...filtersOf(req), assigned_to_any: await reviews.assignmentsOf(principal) } : filtersOf(req);
+    res.json(await reviews.list(principal.scope, filters, page, pageSize, order));
   });
 
   /**

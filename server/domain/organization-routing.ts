@@ -1,0 +1,166 @@
+import { AppError, invalidInput, notFound, refuseNul } from './errors';
+import type { Routing } from './policy';
+import type { Clock, PeopleRepository, Principal, RoutableRule, RoutingRuleFields, RoutingRuleRecord, RoutingRuleRepository, Tx, UnitOfWork } from './ports';
+import { type ConditionResult, compileRules, type RoutableReview, type Rule, RuleError } from './routing-rules';
+import { organizationOf, organizationOfCaller } from './scope';
+
+export interface RoutingRuleInput {
+  name: string;
+  priority: number;
+  conditions?: Record<string, unknown>;
+  assign_to_user_id?: number | null;
+  assign_to_team_id?: number | null;
+  is_active?: boolean;
+  organization_id?: number | null;
+}
+
+export type RoutingRuleChanges = Partial<Omit<RoutingRuleInput, 'organization_id'>>;
+
+/** How one rule fared on a sample review, in the order rules are tried. */
+export interface RuleTrial {
+  id: number;
+  name: string;
+  priority: number;
+  is_active: boolean;
+  /** Every condition held (an inactive rule is tried for the explanation, and never wins). */
+  matched: boolean;
+  conditions: ConditionResult[];
+}
+
+export interface RoutingTrial {
+  /** The rule that would route the review, or null: it would go unassigned. */
+  matched_rule: { id: number; name: string; assign_to_user_id: number | null; assign_to_team_id: number | null } | null;
+  rules: RuleTrial[];
+}
+
+/**
+ * The engine's form of a stored rule: the names a review records for its assignee (the
+ * person's e-mail) and team (its name), or placeholders while they are only being checked.
+ */
+function engineForm(rule: RoutingRuleFields, assignee: string | null, team: string | null): Record<string, unknown> {
+  return {
+    name: rule.name,
+    priority: rule.priority,
+    conditions: rule.conditions,
+    is_active: rule.is_active,
+    ...(assignee === null ? {} : { assign_to: assignee }),
+    ...(team === null ? {} : { assign_to_team: team }),
+  };
+}
+
+/** Compiles the organization's rules, in the order they are tried, each beside its stored record. */
+function compiled(stored: readonly RoutableRule[]): Array<{ stored: RoutableRule; rule: Rule }> {
+  const byName = new Map(stored.map((rule) => [rule.name, rule]));
+  // A rule whose assignee is gone (never: users are deactivated, not deleted) would have no action; it is left out.
+  const routable = stored.filter((rule) => rule.assignee_email !== null || rule.team_name !== null);
+  return compileRules(routable.map((rule) => engineForm(rule, rule.assignee_email, rule.team_name))).map((rule) => ({ stored: byName.get(rule.name)!, rule }));
+}
+
+/** The routing rules an organization keeps in the database (hosted edition), on the engine of the `routing` setting. */
+export class OrganizationRouting {
+  constructor(
+    private readonly rules: RoutingRuleRepository,
+    private readonly people: PeopleRepository,
+    private readonly unitOfWork: UnitOfWork,
+    private readonly clock: Clock,
+  ) {}
+
+  async create(principal: Principal, input: RoutingRuleInput): Promise<RoutingRuleRecord> {
+    refuseNul(input);
+    const organizationId = organizationOf(principal.scope, input.organization_id) ?? organizationOfCaller(principal);
+    const fields: RoutingRuleFields = {
+      name: input.name.trim(),
+      priority: input.priority,
+      conditions: input.conditions ?? {},
+      assign_to_user_id: input.assign_to_user_id ?? null,
+      assign_to_team_id: input.assign_to_team_id ?? null,
+      is_active: input.is_active ?? true,
+    };
+    return this.unitOfWork.run(async (tx) => {
+      await this.check(tx, organizationId, fields);
+      const created = await this.rules.insert(tx, organizationId, fields, this.clock());
+      if (!created) throw new AppError(409, `the organization already has a routing rule named '${fields.name}'`);
+      tx.audit({ organization_id: organizationId, action: 'routing_rule.created', target_type: 'routing_rule', target_id: created.id, data: { ...fields } });
+      return created;
+    });
+  }
+
+  async list(principal: Principal): Promise<{ routing_rules: RoutingRuleRecord[]; count: number }> {
+    const rules = await this.rules.list(organizationOfCaller(principal));
+    return { routing_rules: rules, count: rules.length };
+  }
+
+  async get(principal: Principal, id: number): Promise<RoutingRuleRecord> {
+    const rule = await this.rules.find(organizationOfCaller(principal), id);
+    if (!rule) throw notFound('routing rule', id);
+    return rule;
+  }
+
+  async update(principal: Principal, id: number, changes: RoutingRuleChanges): Promise<RoutingRuleRecord> {
+    refuseNul(changes);
+    const organizationId = organizationOfCaller(principal);
+    return this.unitOfWork.run(async (tx) => {
+      const current = await this.rules.find(organizationId, id, tx);
+      if (!current) throw notFound('routing rule', id);
+      const fields: RoutingRuleFields = {
+        name: changes.name?.trim() ?? current.name,
+        priority: changes.priority ?? current.priority,
+        conditions: changes.conditions ?? current.conditions,
+        assign_to_user_id: changes.assign_to_user_id === undefined ? current.assign_to_user_id : changes.assign_to_user_id,
+        assign_to_team_id: changes.assign_to_team_id === undefined ? current.assign_to_team_id : changes.assign_to_team_id,
+        is_active: changes.is_active ?? current.is_active,
+      };
+      await this.check(tx, organizationId, fields);
+      const updated = await this.rules.update(tx, organizationId, id, fields, this.clock());
+      if (updated === 'name_taken') throw new AppError(409, `the organization already has a routing rule named '${fields.name}'`);
+      if (!updated) throw notFound('routing rule', id);
+      tx.audit({ organization_id: organizationId, action: 'routing_rule.updated', target_type: 'routing_rule', target_id: id, data: { changed: Object.keys(changes) } });
+      return updated;
+    });
+  }
+
+  async delete(principal: Principal, id: number): Promise<void> {
+    const organizationId = organizationOfCaller(principal);
+    await this.unitOfWork.run(async (tx) => {
+      if (!(await this.rules.delete(tx, organizationId, id))) throw notFound('routing rule', id);
+      tx.audit({ organization_id: organizationId, action: 'routing_rule.deleted', target_type: 'routing_rule', target_id: id, data: {} });
+    });
+  }
+
+  /** Where the organization's rules send a new review, or null when none matches. */
+  async route(organizationId: number, review: RoutableReview): Promise<Routing | null> {
+    const match = compiled(await this.rules.routable(organizationId)).find(({ rule }) => rule.isActive && rule.matches(review));
+    if (!match || match.rule.action.kind !== 'assign') return null;
+    return { rule: match.rule.name, assignTo: match.rule.action.assignTo, team: match.rule.action.team, candidates: [], autoDecide: null };
+  }
+
+  /** Which rule a sample review would meet, and why each rule before it did not: the console's rule tester. */
+  async trial(principal: Principal, review: RoutableReview): Promise<RoutingTrial> {
+    const organizationId = organizationOfCaller(principal);
+    const rules = compiled(await this.rules.routable(organizationId)).map(({ stored, rule }) => {
+      const conditions = rule.explain(review);
+      return { id: stored.id, name: stored.name, priority: stored.priority, is_active: stored.is_active, matched: conditions.every((c) => c.holds), conditions };
+    });
+    const winner = rules.find((rule) => rule.is_active && rule.matched);
+    const stored = winner && (await this.rules.find(organizationId, winner.id));
+    return {
+      matched_rule: stored ? { id: stored.id, name: stored.name, assign_to_user_id: stored.assign_to_user_id, assign_to_team_id: stored.assign_to_team_id } : null,
+      rules,
+    };
+  }
+
+  /** An assignee and team of the organization (404 otherwise), at least one of them, and conditions the engine accepts. */
+  private async check(tx: Tx, organizationId: number, fields: RoutingRuleFields): Promise<void> {
+    if (fields.assign_to_user_id === null && fields.assign_to_team_id === null) {
+      throw invalidInput('assign_to_user_id', 'a rule assigns to a user (assign_to_user_id), a team (assign_to_team_id), or both');
+    }
+    if (fields.assign_to_user_id !== null && !(await this.people.findUser(organizationId, fields.assign_to_user_id, tx))) throw notFound('user', fields.assign_to_user_id);
+    if (fields.assign_to_team_id !== null && !(await this.people.findTeam(organizationId, fields.assign_to_team_id, tx))) throw notFound('team', fields.assign_to_team_id);
+    try {
+      compileRules([engineForm(fields, fields.assign_to_user_id === null ? null : 'assignee', fields.assign_to_team_id === null ? null : 'team')]);
+    } catch (error) {
+      if (error instanceof RuleError) throw invalidInput('conditions', error.message);
+      throw error;
+    }
+  }
+}
