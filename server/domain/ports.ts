@@ -396,6 +396,8 @@ export interface SignInRepository {
   deleteSession(tx: Tx, tokenHash: string): Promise<void>;
   /** Ends every session of a user (deactivated). */
   deleteSessionsOf(tx: Tx, userId: number): Promise<void>;
+  /** The names of the teams a user is a member of. */
+  teamNamesOf(userId: number): Promise<string[]>;
   /** Forgets a user's expired sessions: done at each sign-in, so that they do not pile up. */
   deleteExpiredSessions(tx: Tx, userId: number, now: number): Promise<void>;
 }

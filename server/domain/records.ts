@@ -175,6 +175,8 @@ export interface UserRecord {
 export interface SessionView {
   user: UserRecord;
   organization: { id: number; name: string };
+  /** The names of the person's teams: reviews assigned to one are theirs too ("Mine"). */
+  teams: string[];
   /** Sent back as `X-CSRF-Token` on every request that changes something. */
   csrf_token: string;
   expires_at: string;

@@ -112,20 +112,28 @@ export class SignInService {
     return this.startSession(found, 'user.password_set', (tx) => this.accounts.setPassword(tx, found.user.id, passwordHash, this.clock()));
   }
 
-  /** The session a cookie's token stands for, or null: unknown, expired, or its person deactivated. */
-  async session(token: string): Promise<{ principal: Principal; view: SessionView } | null> {
+  /**
+   * Who a cookie's token signs in, on every request, or null: unknown, expired, or its person
+   * deactivated.
+   */
+  async authenticate(token: string): Promise<{ principal: Principal; csrfToken: string } | null> {
     const found = await this.accounts.findSession(tokenHash(token), this.clock());
-    if (!found) return null;
-    return { principal: userPrincipal(found.user), view: viewOf(found, token, found.expiresAt) };
+    return found && { principal: userPrincipal(found.user), csrfToken: csrfTokenOf(token) };
+  }
+
+  /** The session as the dashboard shows it, or null. */
+  async current(token: string): Promise<SessionView | null> {
+    const found = await this.accounts.findSession(tokenHash(token), this.clock());
+    return found && viewOf(found, token, found.expiresAt, await this.accounts.teamNamesOf(found.user.id));
   }
 
   async signOut(token: string): Promise<void> {
-    const found = await this.session(token);
+    const found = await this.accounts.findSession(tokenHash(token), this.clock());
     if (!found) return;
-    await actingAs(found.principal, () =>
+    await actingAs(userPrincipal(found.user), () =>
       this.unitOfWork.run(async (tx) => {
         await this.accounts.deleteSession(tx, tokenHash(token));
-        tx.audit({ organization_id: found.view.organization.id, action: 'user.signed_out', target_type: 'user', target_id: found.view.user.id, data: {} });
+        tx.audit({ organization_id: found.user.organization_id, action: 'user.signed_out', target_type: 'user', target_id: found.user.id, data: {} });
       }),
     );
   }
@@ -143,14 +151,16 @@ export class SignInService {
         tx.audit({ organization_id: user.organization_id, action, target_type: 'user', target_id: user.id, data: {} });
       }),
     );
-    return { token, session: viewOf({ ...credentials, user: { ...user, password_set: true } }, token, expiresAt) };
+    const teams = await this.accounts.teamNamesOf(user.id);
+    return { token, session: viewOf({ ...credentials, user: { ...user, password_set: true } }, token, expiresAt, teams) };
   }
 }
 
-function viewOf(credentials: UserCredentials, token: string, expiresAt: number): SessionView {
+function viewOf(credentials: UserCredentials, token: string, expiresAt: number, teams: string[]): SessionView {
   return {
     user: credentials.user,
     organization: { id: credentials.user.organization_id, name: credentials.organizationName },
+    teams,
     csrf_token: csrfTokenOf(token),
     expires_at: new Date(expiresAt).toISOString(),
   };

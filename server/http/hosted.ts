@@ -56,12 +56,12 @@ export function hostedAuthentication(hosted: HostedOptions, log: Logger, clock?:
       void byKey(req, res, next);
       return;
     }
-    hosted.signIn.session(token).then((found) => {
+    hosted.signIn.authenticate(token).then((found) => {
       if (!found) {
         clearSessionCookie(req, res, hosted.secureCookies);
         return sendProblem(res, 401, 'your session has ended (signed out, expired, or your account deactivated); sign in again');
       }
-      if (!READ_ONLY_METHODS.has(req.method) && !sameToken(req.get('x-csrf-token'), found.view.csrf_token)) {
+      if (!READ_ONLY_METHODS.has(req.method) && !sameToken(req.get('x-csrf-token'), found.csrfToken)) {
         return sendProblem(res, 403, 'a change made with a session needs its CSRF token in the X-CSRF-Token header (from GET /sessions/current)');
       }
       res.locals.principal = found.principal;

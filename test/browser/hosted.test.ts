@@ -225,6 +225,47 @@ describe('the hosted dashboard', () => {
     await page.context().close();
   });
 
+  it('lets an admin write a routing rule, try it on a sample, and the team sees the routed review under Mine', async () => {
+    const robin = await invite('reviewer', 'Robin Finance');
+    const finance = await call(server.url, 'POST', '/teams', { name: 'finance', member_ids: [robin.id] }, { headers: adminKey });
+    expect(finance.status).toBe(201);
+    const ada = await invite('admin', 'Ada Admin');
+    const page = await acceptInvitation(ada);
+    await page.getByRole('link', { name: 'Console' }).click();
+    await page.locator('.console-nav').getByRole('link', { name: 'Routing rules' }).click();
+    await page.getByLabel('Rule name').fill('large-refunds');
+    await page.getByLabel('Priority').fill('100');
+    await page.getByLabel('Conditions (JSON)').fill('{ "task_type": "refund", "metadata.amount": { "operator": ">", "value": 1000 } }');
+    await page.getByLabel('Assign to team').selectOption({ label: 'finance' });
+    await page.getByRole('button', { name: 'Add rule' }).click();
+    await expect.poll(() => page.getByRole('row', { name: /large-refunds/ }).count()).toBe(1);
+
+    await page.getByRole('button', { name: 'Try the rules' }).click();
+    await expect.poll(() => page.locator('.trial-verdict').textContent()).toContain('Matches large-refunds: assigned to team finance.');
+    await page.getByLabel('Sample review (JSON)').fill('{ "task_type": "refund", "proposed_action": "Refund EUR 20", "metadata": { "amount": 20 } }');
+    await page.getByRole('button', { name: 'Try the rules' }).click();
+    await expect.poll(() => page.locator('.trial-verdict').textContent()).toBe('No active rule matches: the review would go unassigned.');
+    expect(await page.locator('.trial-rules li.fails').textContent()).toContain('metadata.amount > 1000 — the sample has 20');
+    await page.locator('.trial-rules').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'hosted-console-routing-rules.png') });
+    await page.context().close();
+
+    const routed = await call(server.url, 'POST', '/reviews', { task_type: 'refund', proposed_action: 'Refund order 3001 (EUR 4,000.00)', metadata: { amount: 4000 } }, { headers: adminKey });
+    const elsewhere = await newReview('Refund order 3002 in full (EUR 10.00)');
+    expect(routed.body).toMatchObject({ routing_rule: 'large-refunds', assigned_team: 'finance' });
+    const member = await acceptInvitation(robin);
+    await member.getByRole('checkbox', { name: 'Mine' }).check();
+    await expect.poll(() => member.locator(`#review-${elsewhere}`).count()).toBe(0);
+    expect(await member.locator(`#review-${routed.body.id}`).count()).toBe(1);
+    // A review routed to the team while the list is open arrives live; an unrelated one filed just
+    // before it (its event comes first) does not.
+    const unrelated = await newReview('Refund order 3004 in full (EUR 12.00)');
+    const live = await call(server.url, 'POST', '/reviews', { task_type: 'refund', proposed_action: 'Refund order 3003 (EUR 2,500.00)', metadata: { amount: 2500 } }, { headers: adminKey });
+    await expect.poll(() => member.locator(`#review-${live.body.id}`).count()).toBe(1);
+    expect(await member.locator(`#review-${unrelated}`).count()).toBe(0);
+    await member.context().close();
+  });
+
   it('refuses a cross-site POST that would ride on the session cookie', async () => {
     const casey = await invite('reviewer', 'Casey Reviewer');
     const page = await acceptInvitation(casey);

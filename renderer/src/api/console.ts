@@ -3,10 +3,23 @@
  * people, teams, agents and audit log. Records are the server's own types (types only), so the
  * console and the API cannot disagree on a field.
  */
-import type { AgentRecord, ApiKeyRecord, AuditActor, AuditRecord, KeyScope, OrganizationRecord, TeamRecord, UserRecord, UserRole } from '../../../server/domain/ports';
+import type {
+  AgentRecord,
+  ApiKeyRecord,
+  AuditActor,
+  AuditRecord,
+  KeyScope,
+  OrganizationRecord,
+  RoutingRuleFields,
+  RoutingRuleRecord,
+  TeamRecord,
+  UserRecord,
+  UserRole,
+} from '../../../server/domain/ports';
+import type { ConditionResult } from '../../../server/domain/routing-rules';
 import type { ApiClient } from './client';
 
-export type { AgentRecord, ApiKeyRecord, AuditActor, AuditRecord, KeyScope, OrganizationRecord, TeamRecord, UserRecord, UserRole };
+export type { AgentRecord, ApiKeyRecord, AuditActor, AuditRecord, KeyScope, OrganizationRecord, RoutingRuleFields, RoutingRuleRecord, TeamRecord, UserRecord, UserRole };
 
 // The request bodies are built from the records rather than imported from the server's
 // services, whose modules would bring their Node imports into the dashboard's type check.
@@ -19,7 +32,7 @@ export type UserChanges = Partial<Pick<UserRecord, 'name' | 'role' | 'is_active'
 export type TeamInput = Pick<TeamRecord, 'name'> & { member_ids?: number[] };
 export type AgentInput = Pick<AgentRecord, 'name'> & Partial<Pick<AgentRecord, 'framework' | 'description' | 'metadata'>>;
 
-export const CONSOLE_SECTIONS = ['organization', 'api-keys', 'users', 'teams', 'agents', 'audit-log'] as const;
+export const CONSOLE_SECTIONS = ['organization', 'api-keys', 'users', 'teams', 'agents', 'routing-rules', 'audit-log'] as const;
 /** A page of the console, as its address names it: `#/console/api-keys`. */
 export type ConsoleSection = (typeof CONSOLE_SECTIONS)[number];
 
@@ -29,8 +42,40 @@ export const CONSOLE_SECTION_TITLES: Record<ConsoleSection, string> = {
   users: 'Users',
   teams: 'Teams',
   agents: 'Agents',
+  'routing-rules': 'Routing rules',
   'audit-log': 'Audit log',
 };
+
+/** What `POST /routing-rules/trial` says of a sample review: the rule it would meet, and every rule's conditions on it. */
+export interface RoutingTrial {
+  matched_rule: Pick<RoutingRuleRecord, 'id' | 'name' | 'assign_to_user_id' | 'assign_to_team_id'> | null;
+  rules: Array<Pick<RoutingRuleRecord, 'id' | 'name' | 'priority' | 'is_active'> & { matched: boolean; conditions: ConditionResult[] }>;
+}
+
+/** The order the API tries rules in: the higher priority first, ties by the older rule. */
+export function inTrialOrder(rules: readonly RoutingRuleRecord[]): RoutingRuleRecord[] {
+  return [...rules].sort((a, b) => b.priority - a.priority || a.id - b.id);
+}
+
+export async function listRoutingRules(api: ApiClient): Promise<RoutingRuleRecord[]> {
+  return (await api.request<{ routing_rules: RoutingRuleRecord[] }>('/routing-rules')).routing_rules;
+}
+
+export function createRoutingRule(api: ApiClient, rule: RoutingRuleFields): Promise<RoutingRuleRecord> {
+  return api.request('/routing-rules', { method: 'POST', body: rule });
+}
+
+export function updateRoutingRule(api: ApiClient, id: number, changes: Partial<RoutingRuleFields>): Promise<RoutingRuleRecord> {
+  return api.request(`/routing-rules/${id}`, { method: 'PATCH', body: changes });
+}
+
+export function deleteRoutingRule(api: ApiClient, id: number): Promise<void> {
+  return api.request(`/routing-rules/${id}`, { method: 'DELETE' });
+}
+
+export function tryRoutingRules(api: ApiClient, sample: Record<string, unknown>): Promise<RoutingTrial> {
+  return api.request('/routing-rules/trial', { method: 'POST', body: sample });
+}
 
 /** The link that lets a person set a password; the API hands it over once, and it works once. */
 export interface Invitation {

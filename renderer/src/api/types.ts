@@ -10,7 +10,6 @@ export type {
   DecisionsOnDay,
   FeedbackRecord,
   InvitationView,
-  ReviewFilters,
   ReviewOrder,
   ReviewPage,
   ReviewRecord,
@@ -21,6 +20,14 @@ export type {
   UserRecord,
   UserRole,
 } from '../../../server/domain/records';
+
+import type { ReviewFilters as StoredReviewFilters } from '../../../server/domain/records';
+
+/**
+ * The list's filters as the dashboard sends them: `mine` where the API works out whose
+ * reviews they are (the signed-in person's and their teams'), rather than the resolved lists.
+ */
+export type ReviewFilters = Omit<StoredReviewFilters, 'assigned_to_any'> & { mine?: boolean };
 
 /** Which edition the API is: the hosted one signs people in. */
 export type Edition = 'self-hosted' | 'hosted';

@@ -216,6 +216,11 @@ describe('review list rules', () => {
     expect(matchesFilters(review(1, 'low'), { status: 'pending', q: '100%' })).toBe(true);
     expect(matchesFilters(review(1, 'low'), { q: 'refund 100' })).toBe(true);
     expect(matchesFilters(review(1, 'low'), { urgency: 'high' })).toBe(false);
+    const me = { email: 'fay@acme.example', teams: ['finance'] };
+    expect(matchesFilters(review(1, 'low', { assigned_to: 'fay@acme.example', assigned_team: null }), { mine: true }, me)).toBe(true);
+    expect(matchesFilters(review(1, 'low', { assigned_to: null, assigned_team: 'finance' }), { mine: true }, me)).toBe(true);
+    expect(matchesFilters(review(1, 'low', { assigned_to: 'sam@acme.example', assigned_team: 'legal' }), { mine: true }, me)).toBe(false);
+    expect(matchesFilters(review(1, 'low', { assigned_to: 'fay@acme.example', assigned_team: null }), { mine: true })).toBe(false);
     expect(matchesFilters(review(1, 'low', { status: 'approved' }), { decided: true })).toBe(true);
     expect(matchesFilters(review(1, 'low'), { decided: true })).toBe(false);
   });

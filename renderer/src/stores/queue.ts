@@ -6,6 +6,7 @@ import type { DecisionInput, DecisionRecord, DecisionType, ReviewFilters, Review
 import { explainFailure } from './failures';
 import { pagedReviews } from './paged-reviews';
 import { matchesFilters, placeInOrder } from './review-list';
+import { useSessionStore } from './session';
 import { UNDO_WINDOW_MS } from './undo-window';
 
 const PAGE_SIZE = 100;
@@ -131,7 +132,7 @@ export const useQueueStore = defineStore('queue', () => {
   }
 
   function receiveCreated(review: ReviewRecord): void {
-    if (!matchesFilters(review, filters.value) || reviews.value.some((r) => r.id === review.id)) return;
+    if (!matchesFilters(review, filters.value, useSessionStore().me) || reviews.value.some((r) => r.id === review.id)) return;
     placeInOrder(reviews.value, review, order.value, hasMore.value);
     total.value += 1;
     if (selectedId.value === null) selectedId.value = review.id;
@@ -145,7 +146,7 @@ export const useQueueStore = defineStore('queue', () => {
         outcomes.value[review.id] = { review, outcome: { kind: 'decided-elsewhere', decision: review.decision! } };
       }
       remove(review.id);
-    } else if (matchesFilters(review, filters.value)) {
+    } else if (matchesFilters(review, filters.value, useSessionStore().me)) {
       placeInOrder(reviews.value, review, order.value, hasMore.value);
       total.value += 1;
     }

@@ -12,8 +12,15 @@ export const COMPARATORS: Record<ReviewOrder, (a: ReviewRecord, b: ReviewRecord)
   recently_decided: (a, b) => decidedAt(b) - decidedAt(a) || b.id - a.id,
 };
 
-/** Whether a review belongs in a list shown with these filters. */
-export function matchesFilters(review: ReviewRecord, filters: ReviewFilters): boolean {
+/** Who "Mine" means in the hosted edition: the signed-in person's e-mail and teams. */
+export interface Me {
+  email: string;
+  teams: readonly string[];
+}
+
+/** Whether a review belongs in a list shown with these filters (`me` for "Mine" of a signed-in person). */
+export function matchesFilters(review: ReviewRecord, filters: ReviewFilters, me?: Me): boolean {
+  if (filters.mine && !(me && (review.assigned_to === me.email || (review.assigned_team !== null && me.teams.includes(review.assigned_team))))) return false;
   if (filters.status && review.status !== filters.status) return false;
   if (filters.decided !== undefined && (review.status !== 'pending') !== filters.decided) return false;
   if (filters.task_type && review.task_type !== filters.task_type) return false;

@@ -35,6 +35,7 @@ describe('useSessionStore', () => {
     const signedIn = (role: 'admin' | 'reviewer' | 'viewer'): SessionView => ({
       user: { id: 5, organization_id: 1, email: 'dana@acme.example', name: 'Dana', role, is_active: true, password_set: true, created_at: '', updated_at: '' },
       organization: { id: 1, name: 'Acme' },
+      teams: ['finance'],
       csrf_token: 'token',
       expires_at: '',
     });
@@ -45,6 +46,7 @@ describe('useSessionStore', () => {
       session.setReviewerName('typed by hand');
       session.signedIn(signedIn('viewer'));
       expect(session).toMatchObject({ identity: 'dana@acme.example', decidingAs: 'Dana', canDecide: false, isAdmin: false });
+      expect(session.me).toEqual({ email: 'dana@acme.example', teams: ['finance'] });
       session.signedIn(signedIn('admin'));
       expect(session).toMatchObject({ canDecide: true, isAdmin: true });
     });

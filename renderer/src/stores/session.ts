@@ -45,6 +45,8 @@ export const useSessionStore = defineStore('session', () => {
   const identity = computed(() => account.value?.user.email ?? reviewerName.value);
   /** The name decisions carry: the server sets it from the signed-in person in the hosted edition. */
   const decidingAs = computed(() => account.value?.user.name ?? reviewerName.value);
+  /** "Mine" of the signed-in person (hosted edition): their e-mail and their teams. */
+  const me = computed(() => (account.value ? { email: account.value.user.email, teams: account.value.teams } : undefined));
   const canDecide = computed(() => account.value?.user.role !== 'viewer');
   const isAdmin = computed(() => account.value?.user.role === 'admin');
 
@@ -93,6 +95,7 @@ export const useSessionStore = defineStore('session', () => {
     account,
     signInNeeded,
     identity,
+    me,
     decidingAs,
     canDecide,
     isAdmin,

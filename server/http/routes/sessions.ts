@@ -38,7 +38,7 @@ interface SignInBody {
  *       example: { email: dana@example.com, password: correct horse battery staple }
  *     Session:
  *       type: object
- *       required: [user, organization, csrf_token, expires_at]
+ *       required: [user, organization, teams, csrf_token, expires_at]
  *       properties:
  *         user: { $ref: '#/components/schemas/User' }
  *         organization:
@@ -47,11 +47,16 @@ interface SignInBody {
  *           properties:
  *             id: { type: integer }
  *             name: { type: string }
+ *         teams:
+ *           type: array
+ *           items: { type: string }
+ *           description: "The names of the person's teams: reviews assigned to one are theirs too (Mine)."
  *         csrf_token: { type: string, description: 'Send it as X-CSRF-Token on every request of this session that changes something.' }
  *         expires_at: { type: string, format: date-time }
  *       example:
  *         user: { id: 5, organization_id: 1, email: dana@example.com, name: Dana Reviewer, role: reviewer, is_active: true, password_set: true, created_at: '2026-11-24T09:00:00.000Z', updated_at: '2026-11-24T09:00:00.000Z' }
  *         organization: { id: 1, name: Acme Support }
+ *         teams: [finance]
  *         csrf_token: 3q2-7wXkVbq3uYQq1m8p0pZ3QJxwzv2rVn6mK0m9pQc
  *         expires_at: '2026-12-01T09:00:00.000Z'
  *     InvitationToken:
@@ -207,20 +212,20 @@ export function sessionRoutes(signIn: SignInService, secureCookies: boolean, clo
    */
   router.get('/sessions/current', async (req, res) => {
     const token = sessionTokenOf(req);
-    const found = token === null ? null : await signIn.session(token);
-    if (!found) {
+    const session = token === null ? null : await signIn.current(token);
+    if (!session) {
       if (token !== null) clearSessionCookie(req, res, secureCookies);
       return sendProblem(res, 401, 'not signed in');
     }
-    res.json(found.view);
+    res.json(session);
   });
 
   router.delete('/sessions/current', async (req, res) => {
     const token = sessionTokenOf(req);
-    const found = token === null ? null : await signIn.session(token);
+    const found = token === null ? null : await signIn.authenticate(token);
     if (found) {
       const presented = req.get('x-csrf-token');
-      if (presented === undefined || !matchesSecret(found.view.csrf_token)(presented)) {
+      if (presented === undefined || !matchesSecret(found.csrfToken)(presented)) {
         return sendProblem(res, 403, "signing out needs the session's CSRF token in the X-CSRF-Token header");
       }
       await signIn.signOut(token as string);
