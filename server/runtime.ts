@@ -16,6 +16,7 @@ import { AuditStore } from './db/audit-store';
 import { PeopleStore } from './db/people-store';
 import { ReviewStore } from './db/review-store';
 import { RoutingRuleStore } from './db/routing-rule-store';
+import { WorkflowStore } from './db/workflow-store';
 import { StatisticsQuery } from './db/statistics-query';
 import { DatabaseUnitOfWork } from './db/unit-of-work';
 import { AttachmentService } from './domain/attachments';
@@ -26,6 +27,7 @@ import { AgentService } from './domain/agents';
 import { AuditService } from './domain/audit';
 import { OrganizationRouting } from './domain/organization-routing';
 import { PeopleService } from './domain/people';
+import { Workflows } from './domain/workflows';
 import { Invitations, SignInService } from './domain/sign-in';
 import { ReviewService } from './domain/reviews';
 import { StatisticsService } from './domain/statistics';
@@ -70,6 +72,8 @@ export interface Services {
   signIn: SignInService;
   /** Organizations' routing rules (hosted edition). */
   organizationRouting: OrganizationRouting;
+  /** Organizations' approval workflows (hosted edition). */
+  workflows: Workflows;
   /** The review policy in force. */
   policy(): Policy;
   /** Puts a reloaded policy in force for new reviews and the next expiries; waiting agents are untouched. */
@@ -104,11 +108,15 @@ export async function openServices(config: Config, log: Logger, clock: () => num
   const peopleStore = new PeopleStore(db);
   // The hosted edition's organizations route by their own rules first.
   const organizationRouting = new OrganizationRouting(new RoutingRuleStore(db), peopleStore, unitOfWork, clock);
+  const organizationStore = new OrganizationStore(db);
+  const workflows = new Workflows(new WorkflowStore(db), organizationStore, peopleStore, unitOfWork, clock);
+  const hosted = config.edition === 'hosted';
   const reviews = new ReviewService({
     reviews: reviewStore,
     agents: agentStore,
     people: peopleStore,
-    organizationRouting: config.edition === 'hosted' ? organizationRouting : undefined,
+    organizationRouting: hosted ? organizationRouting : undefined,
+    workflows: hosted ? workflows : undefined,
     unitOfWork,
     waiters,
     policy: currentPolicy,
@@ -123,7 +131,7 @@ export async function openServices(config: Config, log: Logger, clock: () => num
   const attachments = new AttachmentService({ attachments: attachmentStore, reviews: reviewStore, files, unitOfWork, limits, clock });
   const feedback = new FeedbackService(new FeedbackStore(models), reviewStore, unitOfWork, clock);
   const statistics = new StatisticsService(new StatisticsQuery(db.sequelize), clock);
-  const organizations = new OrganizationService({ organizations: new OrganizationStore(db), agents: agentStore, unitOfWork, clock });
+  const organizations = new OrganizationService({ organizations: organizationStore, agents: agentStore, unitOfWork, clock });
   const agents = new AgentService(agentStore, unitOfWork, clock);
   const audit = new AuditService(auditStore);
   const people = new PeopleService(peopleStore, peopleStore, new Invitations(peopleStore, publicUrlOf(config), clock), unitOfWork, clock);
@@ -148,6 +156,7 @@ export async function openServices(config: Config, log: Logger, clock: () => num
     people,
     signIn,
     organizationRouting,
+    workflows,
     policy: currentPolicy,
     replacePolicy: (next) => {
       policy = next;
@@ -271,6 +280,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
             audit: services.audit,
             people: services.people,
             routing: services.organizationRouting,
+            workflows: services.workflows,
             signIn: services.signIn,
             operatorKey: config.operator_key,
             secureCookies: publicUrlOf(config).startsWith('https:'),

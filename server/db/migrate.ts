@@ -14,6 +14,7 @@ import * as auditLog from './migrations/0011-audit-log';
 import * as usersAndTeams from './migrations/0012-users-and-teams';
 import * as signIn from './migrations/0013-sign-in';
 import * as routingRules from './migrations/0014-routing-rules';
+import * as workflows from './migrations/0015-workflows';
 
 /**
  * Listed explicitly rather than globbed so the same list works from TypeScript sources,
@@ -34,6 +35,7 @@ export const MIGRATIONS = [
   { name: '0012-users-and-teams', up: usersAndTeams.up, down: usersAndTeams.down },
   { name: '0013-sign-in', up: signIn.up, down: signIn.down },
   { name: '0014-routing-rules', up: routingRules.up, down: routingRules.down },
+  { name: '0015-workflows', up: workflows.up, down: workflows.down },
 ];
 
 const MIGRATION_TABLE = 'schema_migrations';

@@ -78,6 +78,10 @@ export function auditEntryOf(event: DomainEvent): AuditEntryInput | null {
         data: { decision_type: decision?.decision_type ?? null, reviewer_id: decision?.reviewer_id ?? null, reviewer_name: decision?.reviewer_name ?? null },
       };
     }
+    case 'review.vote': {
+      const vote = event.payload.workflow?.votes.at(-1);
+      return { organization_id, action: 'review.voted', target_type: 'review', target_id: event.review_id, data: { decision_type: vote?.decision_type ?? null, stage: vote?.stage ?? null, user_id: vote?.user_id ?? null } };
+    }
     case 'feedback.created':
       return { organization_id, action: 'feedback.created', target_type: 'feedback', target_id: event.payload.id, data: { review_id: event.review_id, rating: event.payload.rating } };
     case 'attachment.created':

@@ -5,6 +5,8 @@ export interface EventPayloads {
   'review.created': ReviewRecord;
   /** The review with its `decision`. */
   'review.decided': ReviewRecord;
+  /** A vote that did not yet decide the review: the review, still pending, with its workflow's progress. */
+  'review.vote': ReviewRecord;
   'feedback.created': FeedbackRecord;
   'attachment.created': AttachmentRecord;
   'attachment.deleted': { id: number; review_id: number };
@@ -12,7 +14,7 @@ export interface EventPayloads {
 
 export type EventType = keyof EventPayloads;
 
-export const EVENT_TYPES: readonly EventType[] = ['review.created', 'review.decided', 'feedback.created', 'attachment.created', 'attachment.deleted'];
+export const EVENT_TYPES: readonly EventType[] = ['review.created', 'review.decided', 'review.vote', 'feedback.created', 'attachment.created', 'attachment.deleted'];
 
 /** An event as a use case records it, in the transaction of the change it describes. */
 export type DomainEvent = {

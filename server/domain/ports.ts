@@ -5,6 +5,7 @@
  */
 import type { Readable } from 'node:stream';
 import type { DomainEvent } from './events';
+import type { Voter, WorkflowStage, WorkflowState } from './workflow';
 import type {
   AttachmentRecord,
   DecisionInput,
@@ -437,4 +438,34 @@ export interface RoutingRuleRepository {
   delete(tx: Tx, organizationId: number, id: number): Promise<boolean>;
   /** Every rule of the organization with its assignee's e-mail and team's name, oldest first. */
   routable(organizationId: number, tx?: Tx): Promise<RoutableRule[]>;
+}
+
+export interface WorkflowRecord {
+  id: number;
+  organization_id: number;
+  name: string;
+  /** Which reviews it governs, in the routing rules' condition language; none: every review. */
+  conditions: Record<string, unknown>;
+  stages: WorkflowStage[];
+  is_active: boolean;
+  created_at: string;
+  updated_at: string;
+}
+
+export type WorkflowFields = Pick<WorkflowRecord, 'name' | 'conditions' | 'stages' | 'is_active'>;
+
+/** An organization's approval workflows, and the state of the reviews they govern (hosted edition). */
+export interface WorkflowRepository {
+  insert(tx: Tx, organizationId: number, workflow: WorkflowFields, now: number): Promise<WorkflowRecord>;
+  /** Oldest first: the order in which they are matched against a new review. */
+  list(organizationId: number, tx?: Tx): Promise<WorkflowRecord[]>;
+  find(organizationId: number, id: number, tx?: Tx): Promise<WorkflowRecord | null>;
+  update(tx: Tx, organizationId: number, id: number, workflow: WorkflowFields, now: number): Promise<WorkflowRecord | null>;
+  delete(tx: Tx, organizationId: number, id: number): Promise<boolean>;
+  /** A review's workflow state, its row held until the transaction ends (PostgreSQL: FOR UPDATE); null when none governs it. */
+  lockState(tx: Tx, organizationId: number, reviewId: number): Promise<WorkflowState | null>;
+  saveState(tx: Tx, reviewId: number, organizationId: number, state: WorkflowState, now: number, isNew: boolean): Promise<void>;
+  statesOf(reviewIds: readonly number[]): Promise<Map<number, WorkflowState>>;
+  /** The organization's active people, with their role and teams: who may vote. */
+  voters(organizationId: number): Promise<Voter[]>;
 }

@@ -74,6 +74,37 @@ export interface ReviewRecord {
   /** When a pending review gets the policy's fail-safe decision; null without a limit. */
   expires_at: string | null;
   decision: DecisionRecord | null;
+  /** Hosted edition: the approval workflow governing the review, with its votes; absent when none does. */
+  workflow?: WorkflowProgress;
+}
+
+/** A vote cast in a review's approval workflow. */
+export interface WorkflowVote {
+  user_id: number;
+  user_name: string;
+  /** The stage (0-based) it was cast in. */
+  stage: number;
+  decision_type: DecisionType;
+  modified_action: string | null;
+  notes: string | null;
+  created_at: string;
+}
+
+/** Where a review's approval workflow stands. */
+export interface WorkflowProgress {
+  /** The workflow's id; null for the organization's `require_two_approvals`. */
+  id: number | null;
+  name: string;
+  /** The stage voting now (0-based); equal to the number of stages once all have approved. */
+  stage: number;
+  stages: Array<{ name: string; required_approvals: number; approvals: number }>;
+  votes: WorkflowVote[];
+  /** The action as a vote last modified it: the one later votes approve. */
+  modified_action: string | null;
+  /** The people who may vote now and have not. */
+  waiting_on: number[];
+  /** Fewer people are left who may vote now than approvals are missing: the review cannot be approved. */
+  stuck: boolean;
 }
 
 export const REVIEW_ORDERS = ['newest', 'oldest', 'priority', 'recently_decided'] as const;

@@ -2,8 +2,10 @@ import { AppError, invalidInput, notFound, refuseNul } from './errors';
 import { domainEvent } from './events';
 import type { OrganizationRouting } from './organization-routing';
 import { expiryTime, type Policy, routeReview } from './policy';
-import { type AgentRepository, type Clock, type IdempotencyClaim, INSTALLATION, type NewReview, type PeopleRepository, type Principal, type ReviewRepository, type Scope, type Tx, type UnitOfWork } from './ports';
-import type { DecisionInput, DecisionRecord, ReviewFilters, ReviewInput, ReviewOrder, ReviewPage, ReviewRecord } from './records';
+import { type AgentRepository, type Clock, type DecisionOutcome, type IdempotencyClaim, INSTALLATION, type NewReview, type PeopleRepository, type Principal, type ReviewRepository, type Scope, type Tx, type UnitOfWork } from './ports';
+import type { DecisionInput, DecisionRecord, ReviewFilters, ReviewInput, ReviewOrder, ReviewPage, ReviewRecord, WorkflowVote } from './records';
+import { castVote, progressOf } from './workflow';
+import type { Workflows } from './workflows';
 import { isOrganizationAdmin, organizationOf, scopeOf } from './scope';
 import type { DecisionWaiters, WaitOutcome } from './waiters';
 
@@ -15,6 +17,8 @@ export interface ReviewServiceOptions {
   people?: PeopleRepository;
   /** An organization's own routing rules, tried before the `routing` setting (hosted edition). */
   organizationRouting?: Pick<OrganizationRouting, 'route'>;
+  /** Approval workflows: a governed review is decided by votes (hosted edition). */
+  workflows?: Workflows;
   unitOfWork: UnitOfWork;
   waiters: DecisionWaiters;
   /** The policy in force now (it can be reloaded while the service runs). */
@@ -23,6 +27,17 @@ export interface ReviewServiceOptions {
   maxWaiting?: number;
   clock?: Clock;
 }
+
+/** What a vote that did not decide the review answers (202): where the workflow stands. */
+export interface VoteAnswer {
+  review_id: number;
+  status: 'pending';
+  votes: WorkflowVote[];
+  workflow: { id: number | null; name: string; stage: number; required_approvals: number; approvals: number };
+}
+
+/** A decision, or, in a review an approval workflow governs, a vote that did not yet decide it. */
+export type DecideOutcome = { kind: 'decided'; decision: DecisionRecord } | { kind: 'voted'; vote: VoteAnswer };
 
 /** What `submitReview` did, for the route and the MCP tool to put into their own words. */
 export type SubmitOutcome =
@@ -146,6 +161,7 @@ export class ReviewService {
         },
       };
       const stored = await this.options.reviews.insert(tx, review, claim);
+      if (organizationId !== null && !stored.decision) await this.options.workflows?.start(tx, organizationId, stored.id, input);
       tx.record(domainEvent('review.created', stored.organization_id, stored.id, stored));
       if (stored.decision) tx.record(domainEvent('review.decided', stored.organization_id, stored.id, stored));
       return stored;
@@ -192,14 +208,19 @@ export class ReviewService {
   async get(scope: Scope, id: number): Promise<ReviewRecord> {
     const review = await this.options.reviews.findById(scope, id);
     if (!review) throw notFound('review', id);
-    return review;
+    return (await this.withWorkflows(scope, [review]))[0];
   }
 
   async list(scope: Scope, filters: ReviewFilters, page: number, pageSize: number, order: ReviewOrder = 'newest'): Promise<ReviewPage> {
     const { organization_id: organizationId, ...rest } = filters;
     checkFilterText(rest);
     const { reviews, total } = await this.options.reviews.list(scopeOf(scope, organizationId), rest, page, pageSize, order);
-    return { reviews, total, page, page_size: pageSize };
+    return { reviews: await this.withWorkflows(scope, reviews), total, page, page_size: pageSize };
+  }
+
+  /** Reviews of an organization with their workflows' progress, where one governs them. */
+  private withWorkflows(scope: Scope, reviews: ReviewRecord[]): Promise<ReviewRecord[]> | ReviewRecord[] {
+    return this.options.workflows ? this.options.workflows.withProgress(scope.organizationId, reviews) : reviews;
   }
 
   /**
@@ -208,8 +229,43 @@ export class ReviewService {
    * decides for; the name stored is that person's, never one typed in. The self-hosted
    * edition takes the body's reviewer as it is.
    */
-  async decideAs(principal: Principal, reviewId: number, input: DecisionInput): Promise<DecisionRecord> {
-    return this.decide(principal.scope, reviewId, await this.attributed(principal, input));
+  async decideAs(principal: Principal, reviewId: number, input: DecisionInput): Promise<DecideOutcome> {
+    const attributed = await this.attributed(principal, input);
+    const organizationId = principal.scope.organizationId;
+    const workflows = this.options.workflows;
+    if (!workflows || organizationId === null || typeof attributed.reviewer_id !== 'number') {
+      return { kind: 'decided', decision: await this.decide(principal.scope, reviewId, attributed) };
+    }
+    refuseNul(attributed);
+    checkDecisionShape(attributed);
+    const reviewerId = attributed.reviewer_id;
+    const now = this.clock();
+    const result = await this.options.unitOfWork.run(async (tx): Promise<DecisionOutcome | DecideOutcome> => {
+      const state = await workflows.lock(tx, organizationId, reviewId);
+      if (!state) return this.options.reviews.recordDecision(tx, principal.scope, reviewId, attributed, now).then((outcome) => this.recorded(tx, reviewId, outcome));
+      const review = await this.options.reviews.findById(principal.scope, reviewId);
+      if (!review) return { outcome: 'not_found' };
+      if (review.decision) return { outcome: 'already_decided', review };
+      const { voters, progress: before } = await workflows.votersAndProgress(organizationId, state);
+      const voter = voters.find((candidate) => candidate.id === reviewerId);
+      if (!voter) throw new AppError(403, `you are not an approver of this review's workflow (${before.name})`);
+      const vote = castVote(state, voter, attributed, new Date(now).toISOString());
+      if (vote.kind === 'refused') throw new AppError(vote.status, vote.reason);
+      await workflows.save(tx, organizationId, reviewId, vote.state);
+      if (vote.kind === 'decided') {
+        const final = { ...vote.decision, reviewer_id: voter.id, reviewer_name: voter.name };
+        return this.recorded(tx, reviewId, await this.options.reviews.recordDecision(tx, principal.scope, reviewId, final, now));
+      }
+      const progress = progressOf(vote.state, voters);
+      tx.record(domainEvent('review.vote', organizationId, reviewId, { ...review, workflow: progress }));
+      const stage = progress.stages[Math.min(progress.stage, progress.stages.length - 1)];
+      return {
+        kind: 'voted',
+        vote: { review_id: reviewId, status: 'pending', votes: progress.votes, workflow: { id: progress.id, name: progress.name, stage: progress.stage, required_approvals: stage.required_approvals, approvals: stage.approvals } },
+      };
+    });
+    if ('kind' in result) return result;
+    return { kind: 'decided', decision: this.answer(reviewId, result) };
   }
 
   /**
@@ -227,11 +283,18 @@ export class ReviewService {
     refuseNul(input);
     checkDecisionShape(input);
     const now = this.clock();
-    const result = await this.options.unitOfWork.run(async (tx) => {
-      const outcome = await this.options.reviews.recordDecision(tx, scope, reviewId, input, now);
-      if (outcome.outcome === 'recorded') tx.record(domainEvent('review.decided', outcome.review.organization_id, reviewId, outcome.review));
-      return outcome;
-    });
+    const result = await this.options.unitOfWork.run(async (tx) => this.recorded(tx, reviewId, await this.options.reviews.recordDecision(tx, scope, reviewId, input, now)));
+    return this.answer(reviewId, result);
+  }
+
+  /** A decision recorded in `tx` has its event recorded with it. */
+  private recorded(tx: Tx, reviewId: number, outcome: DecisionOutcome): DecisionOutcome {
+    if (outcome.outcome === 'recorded') tx.record(domainEvent('review.decided', outcome.review.organization_id, reviewId, outcome.review));
+    return outcome;
+  }
+
+  /** The decision recorded, or why there is none (404, or 409 with the decision that stands). */
+  private answer(reviewId: number, result: DecisionOutcome): DecisionRecord {
     switch (result.outcome) {
       case 'not_found':
         throw notFound('review', reviewId);

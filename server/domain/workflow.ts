@@ -3,7 +3,7 @@
  * vote does, and when the review is decided. No I/O: the caller stores the state and holds the
  * review's row while a vote is counted, so two last votes at once cannot both complete it.
  */
-import type { DecisionType, UserRole } from './records';
+import type { DecisionType, UserRole, WorkflowProgress, WorkflowVote } from './records';
 
 export interface WorkflowApprovers {
   user_ids?: number[];
@@ -17,16 +17,7 @@ export interface WorkflowStage {
   required_approvals: number;
 }
 
-export interface Vote {
-  user_id: number;
-  user_name: string;
-  /** The stage (0-based) the vote was cast in. */
-  stage: number;
-  decision_type: DecisionType;
-  modified_action: string | null;
-  notes: string | null;
-  created_at: string;
-}
+export type Vote = WorkflowVote;
 
 export interface WorkflowState {
   /** The workflow's id; null for the organization's built-in "two approvals". */
@@ -122,5 +113,26 @@ export function castVote(state: WorkflowState, voter: Voter, input: VoteInput, n
     kind: 'decided',
     state: advanced,
     decision: modifiedAction === null ? { decision_type: 'approve', modified_action: null, notes: vote.notes } : { decision_type: 'modify', modified_action: modifiedAction, notes: vote.notes },
+  };
+}
+
+/**
+ * The state as the API shows it, with who may still vote now among `voters` (the
+ * organization's active people): a stage nobody left can complete is stuck.
+ */
+export function progressOf(state: WorkflowState, voters: readonly Voter[]): WorkflowProgress {
+  const done = state.stage >= state.stages.length || state.votes.some((vote) => vote.decision_type === 'reject');
+  const voted = new Set(state.votes.map((vote) => vote.user_id));
+  const current = state.stages[state.stage];
+  const waitingOn = done || !current ? [] : voters.filter((voter) => !voted.has(voter.id) && isEligible(current, voter)).map((voter) => voter.id);
+  return {
+    id: state.workflow_id,
+    name: state.name,
+    stage: state.stage,
+    stages: state.stages.map((stage, index) => ({ name: stage.name, required_approvals: stage.required_approvals, approvals: approvalsIn(state, index) })),
+    votes: state.votes,
+    modified_action: state.modified_action,
+    waiting_on: waitingOn,
+    stuck: !done && current !== undefined && waitingOn.length < current.required_approvals - approvalsIn(state),
   };
 }

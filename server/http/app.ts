@@ -29,6 +29,7 @@ import { reviewRoutes } from './routes/reviews';
 import { routingRuleRoutes } from './routes/routing-rules';
 import { sessionRoutes } from './routes/sessions';
 import { statisticsRoutes } from './routes/statistics';
+import { workflowRoutes } from './routes/workflows';
 
 export interface AppOptions {
   reviews: ReviewService;
@@ -118,6 +119,7 @@ export function createApp(options: AppOptions): Express {
       agentRoutes(hosted.agents),
       peopleRoutes(hosted.people),
       routingRuleRoutes(hosted.routing),
+      workflowRoutes(hosted.workflows),
       auditRoutes(hosted.audit),
     );
   }

@@ -60,6 +60,11 @@ export const HOSTED_CALLERS: Readonly<Record<string, readonly Caller[]>> = {
   updateRoutingRule: ADMIN,
   deleteRoutingRule: ADMIN,
   tryRoutingRules: ADMIN,
+  createWorkflow: ADMIN,
+  listWorkflows: ADMIN,
+  getWorkflow: ADMIN,
+  updateWorkflow: ADMIN,
+  deleteWorkflow: ADMIN,
   listAuditLog: ADMIN,
   verifyAuditLog: ADMIN,
 };

@@ -4,6 +4,7 @@ import { actingAs, type AuditService } from '../domain/audit';
 import type { OrganizationService } from '../domain/organizations';
 import type { OrganizationRouting } from '../domain/organization-routing';
 import type { PeopleService } from '../domain/people';
+import type { Workflows } from '../domain/workflows';
 import { OPERATOR, type Principal } from '../domain/ports';
 import type { SignInService } from '../domain/sign-in';
 import type { Logger } from '../logging';
@@ -18,6 +19,7 @@ export interface HostedOptions {
   audit: AuditService;
   people: PeopleService;
   routing: OrganizationRouting;
+  workflows: Workflows;
   signIn: SignInService;
   /** The key that may create organizations; empty: none may. */
   operatorKey: string;

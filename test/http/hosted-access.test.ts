@@ -100,6 +100,8 @@ function bodyFor(operation: Operation, credential: Credential, organization: Org
       return { ...example, email: `${randomUUID()}@example.com` };
     case 'createTeam':
       return { ...example, member_ids: [organization.reviewerId] };
+    case 'createWorkflow':
+      return { ...example, conditions: { task_type: 'never-filed' }, stages: [{ name: 'finance', approvers: { user_ids: [organization.reviewerId] }, required_approvals: 1 }] };
     case 'createRoutingRule':
       return { name: `rule ${randomUUID()}`, priority: 1, assign_to_user_id: organization.reviewerId };
     case 'decideReview': {
@@ -124,6 +126,8 @@ async function pathFor(operation: Operation, owner: Organization): Promise<strin
     agent_id: async () => (await call(server.url, 'POST', '/agents', { name: 'spare agent' }, { headers: admin })).body.id,
     rule_id: async () =>
       (await call(server.url, 'POST', '/routing-rules', { name: `rule ${randomUUID()}`, priority: 1, assign_to_team_id: (await call(server.url, 'POST', '/teams', { name: 'routed' }, { headers: admin })).body.id }, { headers: admin })).body.id,
+    workflow_id: async () =>
+      (await call(server.url, 'POST', '/workflows', { name: 'spare workflow', conditions: { task_type: 'never-filed' }, stages: [{ name: 'admins', approvers: { roles: ['admin'] }, required_approvals: 1 }] }, { headers: admin })).body.id,
     api_key_id: async () => (await call(server.url, 'POST', `/organizations/${owner.id}/api-keys`, { name: 'spare', scope: 'agent' }, { headers: admin })).body.id,
   };
   let path = operation.path;

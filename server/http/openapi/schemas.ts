@@ -182,6 +182,7 @@
  *           allOf: [{ $ref: '#/components/schemas/Decision' }]
  *           nullable: true
  *           description: '`null` until decided.'
+ *         workflow: { $ref: '#/components/schemas/WorkflowProgress' }
  *       example:
  *         id: 42
  *         task_type: refund
@@ -245,12 +246,64 @@
  *         - type: object
  *           properties:
  *             review_id: { type: integer }
+ *     WorkflowVote:
+ *       type: object
+ *       required: [user_id, user_name, stage, decision_type, modified_action, notes, created_at]
+ *       properties:
+ *         user_id: { type: integer }
+ *         user_name: { type: string }
+ *         stage: { type: integer, description: The stage (0-based) it was cast in. }
+ *         decision_type: { $ref: '#/components/schemas/DecisionType' }
+ *         modified_action: { type: string, nullable: true }
+ *         notes: { type: string, nullable: true }
+ *         created_at: { type: string, format: date-time }
+ *     WorkflowProgress:
+ *       type: object
+ *       description: Hosted edition, a review an approval workflow governs (absent otherwise).
+ *       required: [id, name, stage, stages, votes, modified_action, waiting_on, stuck]
+ *       properties:
+ *         id: { type: integer, nullable: true, description: "The workflow's id; null for the organization's require_two_approvals." }
+ *         name: { type: string }
+ *         stage: { type: integer, description: The stage voting now (0-based); the number of stages once all have approved. }
+ *         stages:
+ *           type: array
+ *           items:
+ *             type: object
+ *             required: [name, required_approvals, approvals]
+ *             properties:
+ *               name: { type: string }
+ *               required_approvals: { type: integer }
+ *               approvals: { type: integer }
+ *         votes: { type: array, items: { $ref: '#/components/schemas/WorkflowVote' } }
+ *         modified_action: { type: string, nullable: true, description: The action as a vote last modified it; later votes approve it. }
+ *         waiting_on: { type: array, items: { type: integer }, description: The ids of the people who may vote now and have not. }
+ *         stuck: { type: boolean, description: Fewer people are left who may vote now than approvals are missing. }
+ *     VoteRecorded:
+ *       type: object
+ *       required: [review_id, status, votes, workflow]
+ *       properties:
+ *         review_id: { type: integer }
+ *         status: { type: string, enum: [pending] }
+ *         votes: { type: array, items: { $ref: '#/components/schemas/WorkflowVote' } }
+ *         workflow:
+ *           type: object
+ *           required: [id, name, stage, required_approvals, approvals]
+ *           properties:
+ *             id: { type: integer, nullable: true }
+ *             name: { type: string }
+ *             stage: { type: integer }
+ *             required_approvals: { type: integer }
+ *             approvals: { type: integer }
+ *       example:
+ *         review_id: 42
+ *         status: pending
+ *         votes: [{ user_id: 5, user_name: Dana Reviewer, stage: 0, decision_type: approve, modified_action: null, notes: null, created_at: '2026-11-24T09:05:00.000Z' }]
+ *         workflow: { id: null, name: Two approvals, stage: 0, required_approvals: 2, approvals: 1 }
  *     DecisionConflict:
- *       description: The review already has a decision; it is included.
+ *       description: The review already has a decision, which is included; or (a workflow) this person has already voted.
  *       allOf:
  *         - $ref: '#/components/schemas/Problem'
  *         - type: object
- *           required: [review_id, decision]
  *           properties:
  *             review_id: { type: integer }
  *             decision: { $ref: '#/components/schemas/Decision' }

@@ -222,7 +222,13 @@ export function reviewRoutes({ reviews, blockingTimeoutSeconds }: ReviewRoutesOp
    *       Records the decision and moves the review to `approved`, `rejected` or `modified` in
    *       one transaction, then wakes every agent waiting on it. `modify` needs a non-empty
    *       `modified_action` (the action to carry out instead). Of racing decisions exactly one
-   *       wins; the others get 409 with the decision that stands.
+   *       wins; the others get 409 with the decision that stands. In the hosted edition, a
+   *       review an approval workflow governs (`workflow` on the review) is decided by votes:
+   *       each eligible person votes once (again: 409; not an approver of the stage voting
+   *       now: 403), a vote that does not finish the review answers 202 with the workflow's
+   *       progress, any reject ends it rejected, a modify replaces the action the later votes
+   *       approve, and the vote that finishes it answers 200 with the decision, as without a
+   *       workflow. Waiting agents get only that final decision.
    *     parameters: [{ $ref: '#/components/parameters/ReviewId' }]
    *     requestBody:
    *       required: true
@@ -235,12 +241,17 @@ export function reviewRoutes({ reviews, blockingTimeoutSeconds }: ReviewRoutesOp
    *         content:
    *           application/json:
    *             schema: { $ref: '#/components/schemas/Decision' }
+   *       '202':
+   *         description: A vote counted in the review's approval workflow, which still waits for more (hosted edition).
+   *         content:
+   *           application/json:
+   *             schema: { $ref: '#/components/schemas/VoteRecorded' }
    *       '400': { $ref: '#/components/responses/BadRequest' }
    *       '401': { $ref: '#/components/responses/Unauthorized' }
    *       '403': { $ref: '#/components/responses/Forbidden' }
    *       '404': { $ref: '#/components/responses/NotFound' }
    *       '409':
-   *         description: The review was already decided.
+   *         description: The review was already decided (the decision that stands is included), or this person has already voted on it.
    *         content:
    *           application/problem+json:
    *             schema: { $ref: '#/components/schemas/DecisionConflict' }
@@ -250,7 +261,9 @@ export function reviewRoutes({ reviews, blockingTimeoutSeconds }: ReviewRoutesOp
    *       '507': { $ref: '#/components/responses/InsufficientStorage' }
    */
   router.post('/reviews/:review_id/decide', async (req: Request<{ review_id: string }, unknown, DecisionInput>, res) => {
-    res.json(await reviews.decideAs(principalOf(res), reviewIdOf(req), req.body));
+    const outcome = await reviews.decideAs(principalOf(res), reviewIdOf(req), req.body);
+    if (outcome.kind === 'voted') res.status(202).json(outcome.vote);
+    else res.json(outcome.decision);
   });
 
   /**

@@ -1,0 +1,145 @@
+import { invalidInput, notFound, refuseNul } from './errors';
+import type { Clock, OrganizationRepository, PeopleRepository, Principal, Tx, UnitOfWork, WorkflowFields, WorkflowRecord, WorkflowRepository } from './ports';
+import type { ReviewRecord, UserRole, WorkflowProgress } from './records';
+import { compileRules, type RoutableReview, RuleError } from './routing-rules';
+import { organizationOf, organizationOfCaller } from './scope';
+import { progressOf, startWorkflow, TWO_APPROVALS, type Voter, type WorkflowStage, type WorkflowState } from './workflow';
+
+export interface WorkflowInput {
+  name: string;
+  conditions?: Record<string, unknown>;
+  stages: WorkflowStage[];
+  is_active?: boolean;
+  organization_id?: number | null;
+}
+
+export type WorkflowChanges = Partial<Omit<WorkflowInput, 'organization_id'>>;
+
+const ROLES: readonly UserRole[] = ['admin', 'reviewer', 'viewer'];
+
+/** The compiled conditions of a workflow: the routing rules' engine, with a stand-in action. */
+function conditionsTest(name: string, conditions: Record<string, unknown>): (review: RoutableReview) => boolean {
+  const [rule] = compileRules([{ name, priority: 0, conditions, assign_to: 'workflow' }]);
+  return (review) => rule.matches(review);
+}
+
+/**
+ * Approval workflows (hosted edition): their definitions, which one governs a new review, and
+ * how a review's votes read. Counting a vote is the review service's, in its transaction.
+ */
+export class Workflows {
+  constructor(
+    private readonly workflows: WorkflowRepository,
+    private readonly organizations: Pick<OrganizationRepository, 'findOrganization'>,
+    private readonly people: PeopleRepository,
+    private readonly unitOfWork: UnitOfWork,
+    private readonly clock: Clock,
+  ) {}
+
+  async create(principal: Principal, input: WorkflowInput): Promise<WorkflowRecord> {
+    refuseNul(input);
+    const organizationId = organizationOf(principal.scope, input.organization_id) ?? organizationOfCaller(principal);
+    const fields: WorkflowFields = { name: input.name.trim(), conditions: input.conditions ?? {}, stages: input.stages, is_active: input.is_active ?? true };
+    return this.unitOfWork.run(async (tx) => {
+      await this.check(tx, organizationId, fields);
+      const created = await this.workflows.insert(tx, organizationId, fields, this.clock());
+      tx.audit({ organization_id: organizationId, action: 'workflow.created', target_type: 'workflow', target_id: created.id, data: { name: created.name } });
+      return created;
+    });
+  }
+
+  async list(principal: Principal): Promise<{ workflows: WorkflowRecord[]; count: number }> {
+    const workflows = await this.workflows.list(organizationOfCaller(principal));
+    return { workflows, count: workflows.length };
+  }
+
+  async get(principal: Principal, id: number): Promise<WorkflowRecord> {
+    const workflow = await this.workflows.find(organizationOfCaller(principal), id);
+    if (!workflow) throw notFound('workflow', id);
+    return workflow;
+  }
+
+  /** Changes the definition: reviews it already governs keep the stages they started with. */
+  async update(principal: Principal, id: number, changes: WorkflowChanges): Promise<WorkflowRecord> {
+    refuseNul(changes);
+    const organizationId = organizationOfCaller(principal);
+    return this.unitOfWork.run(async (tx) => {
+      const current = await this.workflows.find(organizationId, id, tx);
+      if (!current) throw notFound('workflow', id);
+      const fields: WorkflowFields = {
+        name: changes.name?.trim() ?? current.name,
+        conditions: changes.conditions ?? current.conditions,
+        stages: changes.stages ?? current.stages,
+        is_active: changes.is_active ?? current.is_active,
+      };
+      await this.check(tx, organizationId, fields);
+      const updated = (await this.workflows.update(tx, organizationId, id, fields, this.clock())) as WorkflowRecord;
+      tx.audit({ organization_id: organizationId, action: 'workflow.updated', target_type: 'workflow', target_id: id, data: { changed: Object.keys(changes) } });
+      return updated;
+    });
+  }
+
+  async delete(principal: Principal, id: number): Promise<void> {
+    const organizationId = organizationOfCaller(principal);
+    await this.unitOfWork.run(async (tx) => {
+      if (!(await this.workflows.delete(tx, organizationId, id))) throw notFound('workflow', id);
+      tx.audit({ organization_id: organizationId, action: 'workflow.deleted', target_type: 'workflow', target_id: id, data: {} });
+    });
+  }
+
+  /**
+   * Starts the workflow that governs a new review: the organization's first active workflow
+   * (oldest first) whose conditions hold, else its `require_two_approvals` setting; none, else.
+   */
+  async start(tx: Tx, organizationId: number, reviewId: number, review: RoutableReview): Promise<void> {
+    const governing = (await this.workflows.list(organizationId, tx)).find((workflow) => workflow.is_active && conditionsTest(workflow.name, workflow.conditions)(review));
+    let definition: Pick<WorkflowState, 'workflow_id' | 'name' | 'stages'> | null = governing ? { workflow_id: governing.id, name: governing.name, stages: governing.stages } : null;
+    if (!definition && (await this.organizations.findOrganization(organizationId))?.settings.require_two_approvals === true) definition = TWO_APPROVALS;
+    if (definition) await this.workflows.saveState(tx, reviewId, organizationId, startWorkflow(definition), this.clock(), true);
+  }
+
+  /** The reviews with their workflows' progress, for those of an organization that one governs. */
+  async withProgress(organizationId: number | null, reviews: ReviewRecord[]): Promise<ReviewRecord[]> {
+    if (organizationId === null || reviews.length === 0) return reviews;
+    const states = await this.workflows.statesOf(reviews.map((review) => review.id));
+    if (states.size === 0) return reviews;
+    const voters = await this.workflows.voters(organizationId);
+    return reviews.map((review) => {
+      const state = states.get(review.id);
+      return state ? { ...review, workflow: progressOf(state, voters) } : review;
+    });
+  }
+
+  /** A review's workflow state, held for the transaction; null when none governs it (or it is another organization's). */
+  lock(tx: Tx, organizationId: number, reviewId: number): Promise<WorkflowState | null> {
+    return this.workflows.lockState(tx, organizationId, reviewId);
+  }
+
+  save(tx: Tx, organizationId: number, reviewId: number, state: WorkflowState): Promise<void> {
+    return this.workflows.saveState(tx, reviewId, organizationId, state, this.clock(), false);
+  }
+
+  /** The organization's active people who may vote, and the progress of `state` among them. */
+  async votersAndProgress(organizationId: number, state: WorkflowState): Promise<{ voters: Voter[]; progress: WorkflowProgress }> {
+    const voters = await this.workflows.voters(organizationId);
+    return { voters, progress: progressOf(state, voters) };
+  }
+
+  /** Stages with approvers of the organization, and conditions the engine accepts. */
+  private async check(tx: Tx, organizationId: number, fields: WorkflowFields): Promise<void> {
+    try {
+      conditionsTest(fields.name, fields.conditions);
+    } catch (error) {
+      if (error instanceof RuleError) throw invalidInput('conditions', error.message.replace(/^rule '[^']*', /, ''));
+      throw error;
+    }
+    for (const [index, stage] of fields.stages.entries()) {
+      const where = `stages[${index}]`;
+      const { user_ids: userIds = [], team_id: teamId, roles = [] } = stage.approvers;
+      if (userIds.length === 0 && teamId === undefined && roles.length === 0) throw invalidInput(`${where}.approvers`, 'name at least one of user_ids, team_id or roles');
+      if (roles.some((role) => !ROLES.includes(role))) throw invalidInput(`${where}.approvers.roles`, `must be among ${ROLES.join(', ')}`);
+      for (const userId of userIds) if (!(await this.people.findUser(organizationId, userId, tx))) throw notFound('user', userId);
+      if (teamId !== undefined && !(await this.people.findTeam(organizationId, teamId, tx))) throw notFound('team', teamId);
+    }
+  }
+}
