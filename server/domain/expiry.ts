@@ -16,7 +16,7 @@ export interface ReviewExpiryOptions {
   store: Pick<ReviewRepository, 'nextExpiry' | 'dueForExpiry'>;
   /** Passes run in one process at a time among those sharing the database. */
   oneAtATime: OneAtATime;
-  reviews: Pick<ReviewService, 'decide'>;
+  reviews: Pick<ReviewService, 'decide' | 'workflowSummary'>;
   feed: EventFeed;
   policy: () => Policy;
   log: Log;
@@ -111,12 +111,15 @@ export class ReviewExpiry {
     const decision = this.options.policy().onExpiry;
     const limit = describeDuration(Math.round((review.expires_at - review.created_at) / 1000));
     const outcome = decision === 'approve' ? 'approved' : 'rejected';
+    const workflow = await this.options.reviews.workflowSummary(review.organization_id, review.id);
     try {
       // The timer serves every organization of the installation.
       await this.options.reviews.decide(INSTALLATION, review.id, {
         decision_type: decision,
         reviewer_name: 'policy:expired',
-        notes: `Expired: no reviewer decided within ${limit} (the limit for ${review.urgency} urgency), so the policy ${outcome} it (on_expiry: ${decision}).`,
+        notes: `Expired: no reviewer decided within ${limit} (the limit for ${review.urgency} urgency), so the policy ${outcome} it (on_expiry: ${decision}).${
+          workflow ? ` When it expired, ${workflow}.` : ''
+        }`,
       });
       this.options.log.info('review expired', { review_id: review.id, decision });
     } catch (error) {

@@ -268,6 +268,11 @@ export class ReviewService {
     return { kind: 'decided', decision: this.answer(reviewId, result) };
   }
 
+  /** Where the approval workflow of an organization's review stood, in words; null without one. */
+  workflowSummary(organizationId: number | null, reviewId: number): Promise<string | null> {
+    return organizationId === null || !this.options.workflows ? Promise.resolve(null) : this.options.workflows.summary(reviewId);
+  }
+
   /**
    * "Mine" for a signed-in person: reviews assigned to them (by e-mail) or to a team they are
    * in. A key stands for no person: 400.

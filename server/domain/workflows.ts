@@ -3,7 +3,7 @@ import type { Clock, OrganizationRepository, PeopleRepository, Principal, Tx, Un
 import type { ReviewRecord, UserRole, WorkflowProgress } from './records';
 import { compileRules, type RoutableReview, RuleError } from './routing-rules';
 import { organizationOf, organizationOfCaller } from './scope';
-import { progressOf, startWorkflow, TWO_APPROVALS, type Voter, type WorkflowStage, type WorkflowState } from './workflow';
+import { approvalsIn, progressOf, startWorkflow, TWO_APPROVALS, type Voter, type WorkflowStage, type WorkflowState } from './workflow';
 
 export interface WorkflowInput {
   name: string;
@@ -108,6 +108,14 @@ export class Workflows {
       const state = states.get(review.id);
       return state ? { ...review, workflow: progressOf(state, voters) } : review;
     });
+  }
+
+  /** Where a review's workflow stood, in words, for the note of a decision made around it (expiry); null without one. */
+  async summary(reviewId: number): Promise<string | null> {
+    const state = (await this.workflows.statesOf([reviewId])).get(reviewId);
+    if (!state) return null;
+    const stage = state.stages[Math.min(state.stage, state.stages.length - 1)];
+    return `its approval workflow '${state.name}' was at stage ${state.stage + 1} of ${state.stages.length} (${stage.name}) with ${approvalsIn(state)} of ${stage.required_approvals} approvals`;
   }
 
   /** A review's workflow state, held for the transaction; null when none governs it (or it is another organization's). */

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compilePolicy } from '../../server/domain/policy';
 import { call, expectProblem, type JsonResponse, startTestServer, type TestServer } from '../support/server';
 
 const OPERATOR_KEY = 'operator-key-for-workflow-tests-0123456789';
@@ -155,5 +156,24 @@ describe('workflows with stages', () => {
     expectProblem(await create({ stages: [{ name: 's', approvers: { user_ids: [999_999] }, required_approvals: 1 }] }), 404, /user/);
     expectProblem(await create({ conditions: { amount: 1 }, stages: [{ name: 's', approvers: { roles: ['admin'] }, required_approvals: 1 }] }), 400, /unknown field 'amount'/);
     expectProblem(await create({ stages: [] }), 400);
+  });
+});
+
+describe('expiry of a review whose workflow is still voting', () => {
+  it('applies on_expiry and says in the notes where the workflow stood', async () => {
+    const expiring = await startTestServer({ edition: 'hosted', operator_key: OPERATOR_KEY, routing: compilePolicy({ expiry: { critical: 2 }, on_expiry: 'reject' }) });
+    try {
+      const created = await call(expiring.url, 'POST', '/organizations', { name: 'Expiring', settings: { require_two_approvals: true } }, { headers: bearer(OPERATOR_KEY) });
+      const admin = bearer(created.body.api_key.key);
+      const invited = await call(expiring.url, 'POST', '/users', { email: 'only@example.com', name: 'Only', role: 'reviewer' }, { headers: admin });
+      const review = await call(expiring.url, 'POST', '/reviews', { task_type: 'refund', proposed_action: 'Refund EUR 10', urgency: 'critical' }, { headers: admin });
+      expect((await call(expiring.url, 'POST', `/reviews/${review.body.id}/decide`, { decision_type: 'approve', reviewer_id: invited.body.id }, { headers: admin })).status).toBe(202);
+      let decision: any = null;
+      await expect.poll(async () => (decision = (await call(expiring.url, 'GET', `/reviews/${review.body.id}/decision?wait=5`, undefined, { headers: admin })).body), { timeout: 15_000 }).not.toBeNull();
+      expect(decision).toMatchObject({ decision_type: 'reject', reviewer_name: 'policy:expired' });
+      expect(decision.notes).toContain("When it expired, its approval workflow 'Two approvals' was at stage 1 of 1 (Two approvals) with 1 of 2 approvals.");
+    } finally {
+      await expiring.dispose();
+    }
   });
 });
