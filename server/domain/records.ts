@@ -90,6 +90,14 @@ export interface WorkflowVote {
   created_at: string;
 }
 
+/** What a vote that did not decide the review answers (202): where the workflow stands. */
+export interface VoteAnswer {
+  review_id: number;
+  status: 'pending';
+  votes: WorkflowVote[];
+  workflow: { id: number | null; name: string; stage: number; required_approvals: number; approvals: number };
+}
+
 /** Where a review's approval workflow stands. */
 export interface WorkflowProgress {
   /** The workflow's id; null for the organization's `require_two_approvals`. */

@@ -3,7 +3,7 @@ import { domainEvent } from './events';
 import type { OrganizationRouting } from './organization-routing';
 import { expiryTime, type Policy, routeReview } from './policy';
 import { type AgentRepository, type Clock, type DecisionOutcome, type IdempotencyClaim, INSTALLATION, type NewReview, type PeopleRepository, type Principal, type ReviewRepository, type Scope, type Tx, type UnitOfWork } from './ports';
-import type { DecisionInput, DecisionRecord, ReviewFilters, ReviewInput, ReviewOrder, ReviewPage, ReviewRecord, WorkflowVote } from './records';
+import type { DecisionInput, DecisionRecord, ReviewFilters, ReviewInput, ReviewOrder, ReviewPage, ReviewRecord, VoteAnswer } from './records';
 import { castVote, progressOf } from './workflow';
 import type { Workflows } from './workflows';
 import { isOrganizationAdmin, organizationOf, scopeOf } from './scope';
@@ -26,14 +26,6 @@ export interface ReviewServiceOptions {
   /** Most requests held waiting for decisions at once (`max_waiting_requests`). */
   maxWaiting?: number;
   clock?: Clock;
-}
-
-/** What a vote that did not decide the review answers (202): where the workflow stands. */
-export interface VoteAnswer {
-  review_id: number;
-  status: 'pending';
-  votes: WorkflowVote[];
-  workflow: { id: number | null; name: string; stage: number; required_approvals: number; approvals: number };
 }
 
 /** A decision, or, in a review an approval workflow governs, a vote that did not yet decide it. */
@@ -160,8 +152,9 @@ export class ReviewService {
           notes: `Decided automatically by the routing rule '${routing.rule}'.`,
         },
       };
-      const stored = await this.options.reviews.insert(tx, review, claim);
-      if (organizationId !== null && !stored.decision) await this.options.workflows?.start(tx, organizationId, stored.id, input);
+      const inserted = await this.options.reviews.insert(tx, review, claim);
+      const workflow = organizationId !== null && !inserted.decision ? await this.options.workflows?.start(tx, organizationId, inserted.id, input) : null;
+      const stored = workflow ? { ...inserted, workflow } : inserted;
       tx.record(domainEvent('review.created', stored.organization_id, stored.id, stored));
       if (stored.decision) tx.record(domainEvent('review.decided', stored.organization_id, stored.id, stored));
       return stored;

@@ -91,11 +91,14 @@ export class Workflows {
    * Starts the workflow that governs a new review: the organization's first active workflow
    * (oldest first) whose conditions hold, else its `require_two_approvals` setting; none, else.
    */
-  async start(tx: Tx, organizationId: number, reviewId: number, review: RoutableReview): Promise<void> {
+  async start(tx: Tx, organizationId: number, reviewId: number, review: RoutableReview): Promise<WorkflowProgress | null> {
     const governing = (await this.workflows.list(organizationId, tx)).find((workflow) => workflow.is_active && conditionsTest(workflow.name, workflow.conditions)(review));
     let definition: Pick<WorkflowState, 'workflow_id' | 'name' | 'stages'> | null = governing ? { workflow_id: governing.id, name: governing.name, stages: governing.stages } : null;
     if (!definition && (await this.organizations.findOrganization(organizationId))?.settings.require_two_approvals === true) definition = TWO_APPROVALS;
-    if (definition) await this.workflows.saveState(tx, reviewId, organizationId, startWorkflow(definition), this.clock(), true);
+    if (!definition) return null;
+    const state = startWorkflow(definition);
+    await this.workflows.saveState(tx, reviewId, organizationId, state, this.clock(), true);
+    return progressOf(state, await this.workflows.voters(organizationId));
   }
 
   /** The reviews with their workflows' progress, for those of an organization that one governs. */

@@ -266,6 +266,48 @@ describe('the hosted dashboard', () => {
     await member.context().close();
   });
 
+  it('has two reviewers approve in turn where two approvals are required: the first sees 1 of 2, the agent gets the decision after the second', async () => {
+    const created = await call(server.url, 'POST', '/organizations', { name: 'Two Keys Ltd', settings: { require_two_approvals: true } }, { headers: { authorization: `Bearer ${OPERATOR_KEY}` } });
+    const twoKeys = { authorization: `Bearer ${created.body.api_key.key}` };
+    const inviteHere = async (name: string): Promise<Invited> => {
+      const email = `${name.toLowerCase().replace(/\W+/g, '.')}@twokeys.example`;
+      const invited = await call(server.url, 'POST', '/users', { email, name, role: 'reviewer' }, { headers: twoKeys });
+      return { id: invited.body.id, email, name, invitationUrl: invited.body.invitation_url };
+    };
+    const [kim, lee] = [await inviteHere('Kim First'), await inviteHere('Lee Second')];
+    const first = await acceptInvitation(kim);
+    const second = await acceptInvitation(lee);
+
+    const agent = fetch(`${server.url}/reviews`, {
+      method: 'POST',
+      headers: { ...twoKeys, 'content-type': 'application/json' },
+      body: JSON.stringify({ task_type: 'payout', proposed_action: 'Pay supplier invoice 88 (EUR 12,000.00)', urgency: 'high', blocking: true }),
+    }).then(async (response) => (await response.json()) as { status: string; decision: { reviewer_name: string } | null });
+    let reviewId = 0;
+    await expect.poll(async () => (reviewId = (await call(server.url, 'GET', '/reviews?status=pending', undefined, { headers: twoKeys })).body.reviews[0]?.id ?? 0)).toBeGreaterThan(0);
+
+    await expect.poll(() => first.locator(`#review-${reviewId}`).textContent()).toContain('Your vote · 0 of 2 approvals');
+    await first.locator(`#review-${reviewId}`).click();
+    await first.getByRole('button', { name: /^Approve/ }).click();
+    // Held for Undo, then counted: the review comes back to the queue, no longer waiting on this reviewer.
+    const card = first.locator(`#review-${reviewId}`);
+    await expect.poll(async () => ((await card.count()) > 0 ? card.textContent() : ''), { timeout: UNDO_WINDOW_MS + 8_000 }).toMatch(/(?<!Your vote · )1 of 2 approvals/);
+    await card.click();
+    await expect.poll(() => first.locator('.workflow-stages .approvals').textContent()).toBe('1 of 2 approvals');
+    await expect.poll(() => first.locator('.read-only-note').textContent()).toContain('You voted: approve');
+    expect(await first.getByRole('button', { name: /^Approve/ }).count()).toBe(0);
+    await first.screenshot({ path: path.join(SCREENSHOTS, 'hosted-two-approvals.png') });
+
+    // The second reviewer's queue learned of the first vote live.
+    await expect.poll(() => second.locator(`#review-${reviewId}`).textContent()).toContain('Your vote · 1 of 2 approvals');
+    await second.locator(`#review-${reviewId}`).click();
+    await second.getByRole('button', { name: /^Approve/ }).click();
+    const answered = await agent;
+    expect(answered).toMatchObject({ status: 'approved', decision: { reviewer_name: 'Lee Second' } });
+    await first.context().close();
+    await second.context().close();
+  }, 60_000);
+
   it('refuses a cross-site POST that would ride on the session cookie', async () => {
     const casey = await invite('reviewer', 'Casey Reviewer');
     const page = await acceptInvitation(casey);

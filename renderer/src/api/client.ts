@@ -15,6 +15,7 @@ import type {
   ServiceEvents,
   SessionView,
   Statistics,
+  VoteAnswer,
 } from './types';
 
 /** A request the API refused or could not answer, in words a reviewer understands. */
@@ -92,7 +93,8 @@ export class ApiClient {
     return this.request(`/reviews/${id}`);
   }
 
-  async decide(id: number, input: DecisionInput): Promise<DecisionRecord> {
+  /** The decision; or, in a review an approval workflow governs, the vote counted while it waits for more (202). */
+  async decide(id: number, input: DecisionInput): Promise<DecisionRecord | VoteAnswer> {
     try {
       return await this.request(`/reviews/${id}/decide`, { method: 'POST', body: input });
     } catch (error) {

@@ -19,6 +19,9 @@ export type {
   Urgency,
   UserRecord,
   UserRole,
+  VoteAnswer,
+  WorkflowProgress,
+  WorkflowVote,
 } from '../../../server/domain/records';
 
 import type { ReviewFilters as StoredReviewFilters } from '../../../server/domain/records';

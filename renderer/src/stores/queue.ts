@@ -2,7 +2,7 @@ import { defineStore } from 'pinia';
 import { computed, ref } from 'vue';
 import { AlreadyDecidedError } from '../api/client';
 import { useApi } from '../api';
-import type { DecisionInput, DecisionRecord, DecisionType, ReviewFilters, ReviewRecord, ServiceEvents } from '../api/types';
+import type { DecisionInput, DecisionRecord, DecisionType, ReviewFilters, ReviewRecord, ServiceEvents, VoteAnswer } from '../api/types';
 import { explainFailure } from './failures';
 import { pagedReviews } from './paged-reviews';
 import { matchesFilters, placeInOrder } from './review-list';
@@ -131,6 +131,12 @@ export const useQueueStore = defineStore('queue', () => {
     total.value = Math.max(0, total.value - 1);
   }
 
+  /** A newer version of a review in the list (a vote counted in its workflow). */
+  function replace(review: ReviewRecord): void {
+    const index = reviews.value.findIndex((r) => r.id === review.id);
+    if (index >= 0) reviews.value[index] = review;
+  }
+
   function receiveCreated(review: ReviewRecord): void {
     if (!matchesFilters(review, filters.value, useSessionStore().me) || reviews.value.some((r) => r.id === review.id)) return;
     placeInOrder(reviews.value, review, order.value, hasMore.value);
@@ -155,6 +161,7 @@ export const useQueueStore = defineStore('queue', () => {
   function apply<K extends keyof ServiceEvents>(type: K, payload: ServiceEvents[K]): void {
     if (type === 'review.created') receiveCreated(payload as ReviewRecord);
     if (type === 'review.decided') receiveDecided(payload as ReviewRecord);
+    if (type === 'review.vote') replace(payload as ReviewRecord);
   }
 
   /** Ends a hold without sending; returns its decision. */
@@ -200,10 +207,16 @@ export const useQueueStore = defineStore('queue', () => {
     const { review, input } = unsent.value[id];
     unsent.value[id].sending = true;
     try {
-      const decision = await useApi().decide(id, input);
+      const answer = await useApi().decide(id, input);
+      if ('workflow' in answer) {
+        // A vote counted; the review waits for more and stays in the queue, showing the vote.
+        replace(withVote(reviews.value.find((r) => r.id === id) ?? review, answer));
+        say(`Your vote on review #${id} is counted: ${answer.workflow.approvals} of ${answer.workflow.required_approvals} approvals at this stage`, true);
+        return;
+      }
       remove(id);
-      outcomes.value[id] = { review: decidedVersion(review, decision), outcome: { kind: 'decided', decision } };
-      say(describeDecision(decision.decision_type, review, 'sent'), true);
+      outcomes.value[id] = { review: decidedVersion(review, answer), outcome: { kind: 'decided', decision: answer } };
+      say(describeDecision(answer.decision_type, review, 'sent'), true);
     } catch (failure) {
       if (!(failure instanceof AlreadyDecidedError)) {
         selectedId.value = id;
@@ -287,6 +300,26 @@ export const useQueueStore = defineStore('queue', () => {
     dismissOutcome,
   };
 });
+
+/**
+ * The review as a counted vote leaves it. The live event of the vote brings the workflow's
+ * whole progress, and may have come first: a version that already holds as many votes is kept.
+ */
+function withVote(review: ReviewRecord, answer: VoteAnswer): ReviewRecord {
+  const workflow = review.workflow;
+  if (!workflow || workflow.votes.length >= answer.votes.length) return review;
+  const voters = new Set(answer.votes.map((vote) => vote.user_id));
+  return {
+    ...review,
+    workflow: {
+      ...workflow,
+      votes: answer.votes,
+      stage: answer.workflow.stage,
+      stages: workflow.stages.map((stage, index) => (index === answer.workflow.stage ? { ...stage, approvals: answer.workflow.approvals } : stage)),
+      waiting_on: workflow.waiting_on.filter((id) => !voters.has(id)),
+    },
+  };
+}
 
 function decidedVersion(review: ReviewRecord, decision: DecisionRecord): ReviewRecord {
   const status = ({ approve: 'approved', reject: 'rejected', modify: 'modified' } as const)[decision.decision_type];
