@@ -308,6 +308,27 @@ describe('the hosted dashboard', () => {
     await second.context().close();
   }, 60_000);
 
+  it('lets an admin add a workflow in the console, and shows there a review its deactivated approver left stuck', async () => {
+    const sole = await invite('reviewer', 'Sole Approver');
+    const page = await acceptInvitation(await invite('admin', 'Wren Admin'));
+    await page.getByRole('link', { name: 'Console' }).click();
+    await page.locator('.console-nav').getByRole('link', { name: 'Workflows' }).click();
+    await page.getByLabel('Workflow name').fill('sole check');
+    await page.getByLabel('Conditions (JSON)').fill('{ "task_type": "sole-check" }');
+    await page.getByLabel('Stages (JSON)').fill(JSON.stringify([{ name: 'sole', approvers: { user_ids: [sole.id] }, required_approvals: 1 }]));
+    await page.getByRole('button', { name: 'Add workflow' }).click();
+    await expect.poll(() => page.getByRole('row', { name: /sole check/ }).textContent()).toContain('1. sole: 1 approval');
+
+    const review = await call(server.url, 'POST', '/reviews', { task_type: 'sole-check', proposed_action: 'Close account 51' }, { headers: adminKey });
+    expect(review.body.workflow).toMatchObject({ name: 'sole check', waiting_on: [sole.id], stuck: false });
+    await call(server.url, 'DELETE', `/users/${sole.id}`, undefined, { headers: adminKey });
+    await page.locator('.console-nav').getByRole('link', { name: 'Audit log' }).click();
+    await page.locator('.console-nav').getByRole('link', { name: 'Workflows' }).click();
+    await expect.poll(() => page.locator('.stuck-reviews').textContent()).toContain(`#${review.body.id} sole-check: sole check, stage 1`);
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'hosted-console-workflows.png') });
+    await page.context().close();
+  });
+
   it('refuses a cross-site POST that would ride on the session cookie', async () => {
     const casey = await invite('reviewer', 'Casey Reviewer');
     const page = await acceptInvitation(casey);

@@ -15,11 +15,28 @@ import type {
   TeamRecord,
   UserRecord,
   UserRole,
+  WorkflowFields,
+  WorkflowRecord,
 } from '../../../server/domain/ports';
+import type { ReviewPage, ReviewRecord } from '../../../server/domain/records';
 import type { ConditionResult } from '../../../server/domain/routing-rules';
 import type { ApiClient } from './client';
 
-export type { AgentRecord, ApiKeyRecord, AuditActor, AuditRecord, KeyScope, OrganizationRecord, RoutingRuleFields, RoutingRuleRecord, TeamRecord, UserRecord, UserRole };
+export type {
+  AgentRecord,
+  ApiKeyRecord,
+  AuditActor,
+  AuditRecord,
+  KeyScope,
+  OrganizationRecord,
+  RoutingRuleFields,
+  RoutingRuleRecord,
+  TeamRecord,
+  UserRecord,
+  UserRole,
+  WorkflowFields,
+  WorkflowRecord,
+};
 
 // The request bodies are built from the records rather than imported from the server's
 // services, whose modules would bring their Node imports into the dashboard's type check.
@@ -32,7 +49,7 @@ export type UserChanges = Partial<Pick<UserRecord, 'name' | 'role' | 'is_active'
 export type TeamInput = Pick<TeamRecord, 'name'> & { member_ids?: number[] };
 export type AgentInput = Pick<AgentRecord, 'name'> & Partial<Pick<AgentRecord, 'framework' | 'description' | 'metadata'>>;
 
-export const CONSOLE_SECTIONS = ['organization', 'api-keys', 'users', 'teams', 'agents', 'routing-rules', 'audit-log'] as const;
+export const CONSOLE_SECTIONS = ['organization', 'api-keys', 'users', 'teams', 'agents', 'routing-rules', 'workflows', 'audit-log'] as const;
 /** A page of the console, as its address names it: `#/console/api-keys`. */
 export type ConsoleSection = (typeof CONSOLE_SECTIONS)[number];
 
@@ -43,8 +60,30 @@ export const CONSOLE_SECTION_TITLES: Record<ConsoleSection, string> = {
   teams: 'Teams',
   agents: 'Agents',
   'routing-rules': 'Routing rules',
+  workflows: 'Workflows',
   'audit-log': 'Audit log',
 };
+
+export async function listWorkflows(api: ApiClient): Promise<WorkflowRecord[]> {
+  return (await api.request<{ workflows: WorkflowRecord[] }>('/workflows')).workflows;
+}
+
+export function saveWorkflow(api: ApiClient, id: number | null, workflow: WorkflowFields): Promise<WorkflowRecord> {
+  return id === null ? api.request('/workflows', { method: 'POST', body: workflow }) : api.request(`/workflows/${id}`, { method: 'PATCH', body: workflow });
+}
+
+export function deleteWorkflow(api: ApiClient, id: number): Promise<void> {
+  return api.request(`/workflows/${id}`, { method: 'DELETE' });
+}
+
+/** How many of the oldest pending reviews the console looks through for workflows that cannot complete. */
+export const STUCK_SCAN = 100;
+
+/** Among the oldest pending reviews, those whose workflow can no longer be approved. */
+export async function stuckReviews(api: ApiClient): Promise<ReviewRecord[]> {
+  const page = await api.request<ReviewPage>(`/reviews?status=pending&sort=oldest&page_size=${STUCK_SCAN}`);
+  return page.reviews.filter((review) => review.workflow?.stuck);
+}
 
 /** What `POST /routing-rules/trial` says of a sample review: the rule it would meet, and every rule's conditions on it. */
 export interface RoutingTrial {
