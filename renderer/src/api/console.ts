@@ -8,13 +8,11 @@ import type {
   ApiKeyRecord,
   AuditActor,
   AuditRecord,
-  KeyScope,
   OrganizationRecord,
   RoutingRuleFields,
   RoutingRuleRecord,
   TeamRecord,
   UserRecord,
-  UserRole,
   WorkflowFields,
   WorkflowRecord,
 } from '../../../server/domain/ports';
@@ -22,21 +20,8 @@ import type { ReviewPage, ReviewRecord } from '../../../server/domain/records';
 import type { ConditionResult } from '../../../server/domain/routing-rules';
 import type { ApiClient } from './client';
 
-export type {
-  AgentRecord,
-  ApiKeyRecord,
-  AuditActor,
-  AuditRecord,
-  KeyScope,
-  OrganizationRecord,
-  RoutingRuleFields,
-  RoutingRuleRecord,
-  TeamRecord,
-  UserRecord,
-  UserRole,
-  WorkflowFields,
-  WorkflowRecord,
-};
+// The records the console's pages show, as the server defines them (types only).
+export type * from '../../../server/domain/ports';
 
 // The request bodies are built from the records rather than imported from the server's
 // services, whose modules would bring their Node imports into the dashboard's type check.
