@@ -353,3 +353,40 @@ describe('/mcp sessions per client', () => {
     expect((await rpcPost(server.url, INITIALIZE)).status).toBe(200);
   });
 });
+
+describe('/mcp in the hosted edition, where two approvals are required', () => {
+  const OPERATOR_KEY = 'operator-key-for-mcp-workflow-tests-0123456789';
+  let hosted: TestServer;
+
+  beforeAll(async () => {
+    hosted = await startTestServer({ edition: 'hosted', operator_key: OPERATOR_KEY }, { mcpTools: { progressIntervalMs: 50, answerWithinSeconds: 20, taskPollIntervalMs: 50 } });
+  });
+  afterAll(() => hosted?.dispose());
+
+  it('answers request_review with the final decision only, not the first vote', async () => {
+    const bearer = (key: string): Record<string, string> => ({ authorization: `Bearer ${key}` });
+    const created = await call(hosted.url, 'POST', '/organizations', { name: 'Two Keys', settings: { require_two_approvals: true } }, { headers: bearer(OPERATOR_KEY) });
+    const admin = bearer(created.body.api_key.key);
+    const agentKey = (await call(hosted.url, 'POST', `/organizations/${created.body.organization.id}/api-keys`, { name: 'agent', scope: 'agent' }, { headers: admin })).body.key;
+    const [first, second] = await Promise.all(
+      ['first', 'second'].map(async (name) => (await call(hosted.url, 'POST', '/users', { email: `${name}@twokeys.example`, name, role: 'reviewer' }, { headers: admin })).body.id as number),
+    );
+    const { client } = await connect(hosted.url, bearer(agentKey));
+    try {
+      const { id, progress, result } = await startBlockingReview(client, { task_type: 'payout', proposed_action: 'Pay invoice 88 (EUR 12,000.00)' });
+      let answered = false;
+      void result.then(() => (answered = true));
+      const voted = await call(hosted.url, 'POST', `/reviews/${id}/decide`, { decision_type: 'approve', reviewer_id: first }, { headers: admin });
+      expect(voted.status).toBe(202);
+      // The tool keeps waiting through the first vote: more progress, no answer.
+      const seen = progress.length;
+      await eventually(() => progress.length > seen + 2, 5_000, 'progress after the first vote');
+      expect(answered).toBe(false);
+      expect((await call(hosted.url, 'POST', `/reviews/${id}/decide`, { decision_type: 'approve', reviewer_id: second }, { headers: admin })).status).toBe(200);
+      const final = await result;
+      expect(final.structuredContent).toMatchObject({ review_id: id, status: 'approved', decision: { reviewer_name: 'second' } });
+    } finally {
+      await client.close();
+    }
+  });
+});
