@@ -17,6 +17,7 @@ import { PeopleStore } from './db/people-store';
 import { ReviewStore } from './db/review-store';
 import { RoutingRuleStore } from './db/routing-rule-store';
 import { WorkflowStore } from './db/workflow-store';
+import { WebhookStore } from './db/webhook-store';
 import { StatisticsQuery } from './db/statistics-query';
 import { DatabaseUnitOfWork } from './db/unit-of-work';
 import { AttachmentService } from './domain/attachments';
@@ -28,6 +29,8 @@ import { AuditService } from './domain/audit';
 import { OrganizationRouting } from './domain/organization-routing';
 import { PeopleService } from './domain/people';
 import { Workflows } from './domain/workflows';
+import { webhookEnqueuer, WebhookService } from './domain/webhooks';
+import { WebhookDispatcher } from './webhooks/dispatcher';
 import { Invitations, SignInService } from './domain/sign-in';
 import { ReviewService } from './domain/reviews';
 import { StatisticsService } from './domain/statistics';
@@ -74,6 +77,8 @@ export interface Services {
   organizationRouting: OrganizationRouting;
   /** Organizations' approval workflows (hosted edition). */
   workflows: Workflows;
+  /** Organizations' webhook endpoints (hosted edition). */
+  webhooks: WebhookService;
   /** The review policy in force. */
   policy(): Policy;
   /** Puts a reloaded policy in force for new reviews and the next expiries; waiting agents are untouched. */
@@ -98,7 +103,16 @@ export async function openServices(config: Config, log: Logger, clock: () => num
   const outbox = new Outbox(db, clock);
   // The audit log is the hosted edition's: a self-hosted installation's organization_id is a label.
   const auditStore = new AuditStore(db);
-  const unitOfWork = new DatabaseUnitOfWork(db, outbox, feed, config.edition === 'hosted' ? auditStore : undefined, clock);
+  const webhookStore = new WebhookStore(db);
+  const hostedEdition = config.edition === 'hosted';
+  const unitOfWork = new DatabaseUnitOfWork(db, outbox, feed, {
+    auditLog: hostedEdition ? auditStore : undefined,
+    webhooks: hostedEdition ? webhookEnqueuer(webhookStore, clock) : undefined,
+    clock,
+  });
+  const webhookTargets = { allowPrivate: config.webhook_allow_private_targets, allowHttp: config.webhook_allow_http };
+  let dispatcher: WebhookDispatcher | undefined;
+  const webhooks = new WebhookService(webhookStore, unitOfWork, webhookTargets, clock, () => dispatcher?.wake());
   const waiters = new DecisionWaiters(feed);
   const models = defineModels(db.sequelize);
   const reviewStore = new ReviewStore(db, models);
@@ -110,13 +124,12 @@ export async function openServices(config: Config, log: Logger, clock: () => num
   const organizationRouting = new OrganizationRouting(new RoutingRuleStore(db), peopleStore, unitOfWork, clock);
   const organizationStore = new OrganizationStore(db);
   const workflows = new Workflows(new WorkflowStore(db), organizationStore, peopleStore, unitOfWork, clock);
-  const hosted = config.edition === 'hosted';
   const reviews = new ReviewService({
     reviews: reviewStore,
     agents: agentStore,
     people: peopleStore,
-    organizationRouting: hosted ? organizationRouting : undefined,
-    workflows: hosted ? workflows : undefined,
+    organizationRouting: hostedEdition ? organizationRouting : undefined,
+    workflows: hostedEdition ? workflows : undefined,
     unitOfWork,
     waiters,
     policy: currentPolicy,
@@ -138,6 +151,10 @@ export async function openServices(config: Config, log: Logger, clock: () => num
   const signIn = new SignInService(peopleStore, unitOfWork, clock);
   const expiry = new ReviewExpiry({ store: reviewStore, oneAtATime: exclusive, reviews, feed, policy: currentPolicy, log, clock });
   await expiry.start();
+  dispatcher = hostedEdition
+    ? new WebhookDispatcher({ webhooks: webhookStore, unitOfWork, feed, scheduleSeconds: config.webhook_retry_schedule, targets: webhookTargets, log, clock })
+    : undefined;
+  dispatcher?.start();
   const relay = db.dialect === 'postgres' ? await relayFromOtherProcesses(config.database_url, outbox, feed, reviews, log) : undefined;
   return {
     db,
@@ -157,12 +174,14 @@ export async function openServices(config: Config, log: Logger, clock: () => num
     signIn,
     organizationRouting,
     workflows,
+    webhooks,
     policy: currentPolicy,
     replacePolicy: (next) => {
       policy = next;
     },
     close: async () => {
       expiry.stop();
+      await dispatcher?.stop();
       await relay?.stop();
       await db.close();
     },
@@ -281,6 +300,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
             people: services.people,
             routing: services.organizationRouting,
             workflows: services.workflows,
+            webhooks: services.webhooks,
             signIn: services.signIn,
             operatorKey: config.operator_key,
             secureCookies: publicUrlOf(config).startsWith('https:'),

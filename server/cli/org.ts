@@ -34,7 +34,7 @@ export async function runOrgCreate(options: { config?: string; name: string; adm
   try {
     await migrate(db.sequelize);
     // Nothing listens here: the API processes learn of nothing an organization's creation changes.
-    const unitOfWork = new DatabaseUnitOfWork(db, new Outbox(db, Date.now), new EventFeed(), new AuditStore(db));
+    const unitOfWork = new DatabaseUnitOfWork(db, new Outbox(db, Date.now), new EventFeed(), { auditLog: new AuditStore(db) });
     const organizations = new OrganizationService({ organizations: new OrganizationStore(db), agents: new AgentStore(db), unitOfWork, clock: Date.now });
     const { organization, api_key } = await actingAs(OPERATOR, () => organizations.create(OPERATOR, { name }));
     out.write(

@@ -4,7 +4,7 @@
  * checked. Reading and layering the sources lives in `load.ts`.
  */
 
-import { compilePolicy, NO_POLICY, type Policy } from '../domain/policy';
+import { compilePolicy, durationSeconds, NO_POLICY, type Policy } from '../domain/policy';
 import { RuleError } from '../domain/routing-rules';
 
 export const EDITIONS = ['self-hosted', 'hosted'] as const;
@@ -43,6 +43,12 @@ export interface Config {
   allow_unauthenticated_network: boolean;
   /** Host names, besides this machine's own, that a server open to the network without a key answers to. */
   allowed_hosts: string[];
+  /** Seconds to wait before each retry of a failed webhook delivery; past the last, the endpoint is disabled. */
+  webhook_retry_schedule: number[];
+  /** Deliver webhooks to loopback, private and link-local addresses too (off: the SSRF guard refuses them). */
+  webhook_allow_private_targets: boolean;
+  /** Accept http:// webhook URLs as well as https://. */
+  webhook_allow_http: boolean;
 }
 
 export type ConfigKey = keyof Config;
@@ -148,6 +154,20 @@ function hostNames(key: ConfigKey) {
   };
 }
 
+/** A list of durations in the file (`[5, "5m", "1h"]`); separated by commas in an environment variable. */
+function durations(key: ConfigKey) {
+  return (raw: unknown, origin: ValueOrigin): number[] => {
+    const items = origin.isText && typeof raw === 'string' ? raw.split(',').map((item) => item.trim()).filter(Boolean) : raw;
+    if (!Array.isArray(items) || items.length === 0 || items.length > 50) throw invalid(key, 'a list of 1 to 50 durations such as [5, "5m", "1h"]', raw, origin);
+    try {
+      return items.map((item, index) => durationSeconds(`${key}[${index}]`, origin.isText && /^\d+$/.test(String(item)) ? Number(item) : item));
+    } catch (error) {
+      if (error instanceof RuleError) throw new ConfigError(`${error.message} (in ${origin.source})`);
+      throw error;
+    }
+  };
+}
+
 /** A mapping in the file; JSON in an environment variable. */
 function policy(key: ConfigKey) {
   return (raw: unknown, origin: ValueOrigin): Policy => {
@@ -212,6 +232,14 @@ export const SETTINGS = [
     flag,
   ),
   setting('allowed_hosts', [], 'Host names (besides this machine\'s own) that a server open to the network without a key answers to, e.g. [greenlight.lan]; others get 403.', hostNames),
+  setting(
+    'webhook_retry_schedule',
+    [5, 300, 1_800, 7_200, 18_000, 36_000, 50_400, 72_000, 86_400],
+    'Hosted edition: the waits before each retry of a failed webhook delivery (5s, 5m, 30m, 2h, 5h, 10h, 14h, 20h, 24h), each within ±10 %; after the last failure the endpoint is disabled.',
+    durations,
+  ),
+  setting('webhook_allow_private_targets', false, 'Deliver webhooks to loopback, private, link-local and cloud-metadata addresses too (the SSRF guard refuses them otherwise).', flag),
+  setting('webhook_allow_http', false, 'Accept http:// webhook URLs; otherwise only https://.', flag),
   setting('routing', NO_POLICY, 'Review policy: routing rules, default reviewers and expiry (see the README). Reloaded on SIGHUP or greenlight reload.', policy),
 ] as const;
 

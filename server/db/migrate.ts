@@ -15,6 +15,7 @@ import * as usersAndTeams from './migrations/0012-users-and-teams';
 import * as signIn from './migrations/0013-sign-in';
 import * as routingRules from './migrations/0014-routing-rules';
 import * as workflows from './migrations/0015-workflows';
+import * as webhooks from './migrations/0016-webhooks';
 
 /**
  * Listed explicitly rather than globbed so the same list works from TypeScript sources,
@@ -36,6 +37,7 @@ export const MIGRATIONS = [
   { name: '0013-sign-in', up: signIn.up, down: signIn.down },
   { name: '0014-routing-rules', up: routingRules.up, down: routingRules.down },
   { name: '0015-workflows', up: workflows.up, down: workflows.down },
+  { name: '0016-webhooks', up: webhooks.up, down: webhooks.down },
 ];
 
 const MIGRATION_TABLE = 'schema_migrations';

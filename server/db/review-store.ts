@@ -152,7 +152,11 @@ export class ReviewStore implements ReviewRepository {
     return rows.map((row) => ({ ...row, created_at: Number(row.created_at), expires_at: Number(row.expires_at) }));
   }
 
-  async findById(scope: Scope, id: number, transaction?: Transaction): Promise<ReviewRecord | null> {
+  async findById(scope: Scope, id: number, tx?: Tx): Promise<ReviewRecord | null> {
+    return this.findIn(scope, id, tx ? transactionOf(tx) : undefined);
+  }
+
+  private async findIn(scope: Scope, id: number, transaction?: Transaction): Promise<ReviewRecord | null> {
     const row = (await this.models.Review.findOne({
       where: { id, ...scopeWhere(scope) },
       include: [{ model: this.models.Decision, as: 'decision' }],
@@ -222,7 +226,7 @@ export class ReviewStore implements ReviewRepository {
       { where: { id: reviewId, status: 'pending', ...scopeWhere(scope) }, transaction },
     );
     if (changed === 0) {
-      const existing = await this.findById(scope, reviewId, transaction);
+      const existing = await this.findIn(scope, reviewId, transaction);
       return existing ? { outcome: 'already_decided', review: existing } : { outcome: 'not_found' };
     }
     const review = (await this.models.Review.findByPk(reviewId, { raw: true, transaction })) as unknown as ReviewRow;

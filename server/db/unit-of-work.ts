@@ -4,6 +4,7 @@ import { auditEntryOf, currentActor } from '../domain/audit';
 import type { AuditEntryInput, AuditRepository, Tx, UnitOfWork } from '../domain/ports';
 import type { Database } from './database';
 import type { Outbox } from './outbox';
+import type { WebhookEnqueuer } from '../domain/webhooks';
 
 class DatabaseTx implements Tx {
   readonly events: DomainEvent[] = [];
@@ -31,24 +32,43 @@ export function transactionOf(tx: Tx): Transaction {
  * feed after the commit, so no listener sees a change that did not commit, or misses one that
  * did, and no change commits without its audit entry.
  */
+export interface UnitOfWorkOptions {
+  /** The hosted edition's audit log: every change's entry commits with it. */
+  auditLog?: AuditRepository;
+  /** The hosted edition's webhooks: the deliveries a change owes commit with it. */
+  webhooks?: WebhookEnqueuer;
+  clock?: () => number;
+}
+
 export class DatabaseUnitOfWork implements UnitOfWork {
+  private readonly auditLog?: AuditRepository;
+  private readonly webhooks?: WebhookEnqueuer;
+  private readonly clock: () => number;
+
   constructor(
     private readonly db: Database,
     private readonly outbox: Outbox,
     private readonly feed: EventFeed,
-    private readonly auditLog?: AuditRepository,
-    private readonly clock: () => number = Date.now,
-  ) {}
+    options: UnitOfWorkOptions = {},
+  ) {
+    this.auditLog = options.auditLog;
+    this.webhooks = options.webhooks;
+    this.clock = options.clock ?? Date.now;
+  }
 
   async run<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    // Who acts is read here, in the caller's context: the write may run later, in the context of
+    // whichever write started the queue it waits in (SQLite writes take turns).
+    const actor = currentActor();
     let committed: PublishedEvent[] = [];
     const result = await this.db.write(async (transaction) => {
       const tx = new DatabaseTx(transaction);
       const value = await work(tx);
       committed = await this.outbox.write(transaction, tx.events);
+      if (this.webhooks && committed.length > 0) await this.webhooks(tx, committed);
       if (this.auditLog) {
         const entries = [...tx.events.map(auditEntryOf).filter((entry) => entry !== null), ...tx.auditEntries];
-        if (entries.length > 0) await this.auditLog.append(tx, entries, currentActor(), this.clock());
+        if (entries.length > 0) await this.auditLog.append(tx, entries, actor, this.clock());
       }
       return value;
     });

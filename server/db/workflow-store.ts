@@ -105,16 +105,18 @@ export class WorkflowStore implements WorkflowRepository {
     return new Map(rows.map((row) => [Number(row.review_id), JSON.parse(row.state) as WorkflowState]));
   }
 
-  async voters(organizationId: number): Promise<Voter[]> {
+  async voters(organizationId: number, tx?: Tx): Promise<Voter[]> {
     const bind = { organizationId, active: true };
+    const transaction = tx ? transactionOf(tx) : undefined;
     const [people, memberships] = await Promise.all([
       this.db.sequelize.query<{ id: number; name: string; role: UserRole }>('SELECT id, name, role FROM users WHERE organization_id = $organizationId AND is_active = $active ORDER BY id', {
         bind,
         type: QueryTypes.SELECT,
+        transaction,
       }),
       this.db.sequelize.query<{ user_id: number; team_id: number }>(
         'SELECT m.user_id, m.team_id FROM team_members m JOIN teams t ON t.id = m.team_id WHERE t.organization_id = $organizationId',
-        { bind: { organizationId }, type: QueryTypes.SELECT },
+        { bind: { organizationId }, type: QueryTypes.SELECT, transaction },
       ),
     ]);
     return people.map((person) => ({

@@ -34,7 +34,7 @@ const UNITS: Record<string, number> = { s: 1, m: 60, h: 3_600, d: 86_400 };
 const MAX_EXPIRY_SECONDS = 365 * 86_400;
 
 /** `90`, `"90s"`, `"15m"`, `"1h"`, `"7d"` → seconds. */
-function durationSeconds(where: string, raw: unknown): number {
+export function durationSeconds(where: string, raw: unknown): number {
   const match = typeof raw === 'string' ? /^\s*(\d+)\s*([smhd])\s*$/.exec(raw) : null;
   const seconds = typeof raw === 'number' ? raw : match ? Number(match[1]) * UNITS[match[2]] : NaN;
   if (!Number.isInteger(seconds) || seconds < 1 || seconds > MAX_EXPIRY_SECONDS) {

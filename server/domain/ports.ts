@@ -18,6 +18,8 @@ import type {
   Statistics,
   UserRecord,
   UserRole,
+  WebhookDeliveryRecord,
+  WebhookRecord,
 } from './records';
 
 export { USER_ROLES, type UserRecord, type UserRole } from './records';
@@ -133,7 +135,8 @@ export interface ReviewRepository {
   /** The reviewer among `candidates` with the fewest pending reviews; ties go to the first listed. */
   leastBusy(tx: Tx, scope: Scope, candidates: readonly string[]): Promise<string | null>;
   recordDecision(tx: Tx, scope: Scope, reviewId: number, input: DecisionInput, now: number): Promise<DecisionOutcome>;
-  findById(scope: Scope, id: number): Promise<ReviewRecord | null>;
+  /** In `tx` when given: a read inside a transaction must not wait for another connection of the pool. */
+  findById(scope: Scope, id: number, tx?: Tx): Promise<ReviewRecord | null>;
   /** `scope` says the organization; the filters say the rest. */
   list(scope: Scope, filters: Omit<ReviewFilters, 'organization_id'>, page: number, pageSize: number, order: ReviewOrder): Promise<{ reviews: ReviewRecord[]; total: number }>;
   exists(scope: Scope, id: number): Promise<boolean>;
@@ -219,7 +222,7 @@ export interface OneAtATime {
 /** Organizations and their API keys (hosted edition). Keys are found by the SHA-256 of the key. */
 export interface OrganizationRepository {
   insertOrganization(tx: Tx, name: string, settings: Record<string, unknown>, now: number): Promise<OrganizationRecord>;
-  findOrganization(id: number): Promise<OrganizationRecord | null>;
+  findOrganization(id: number, tx?: Tx): Promise<OrganizationRecord | null>;
   updateOrganization(tx: Tx, id: number, changes: { name?: string; settings?: Record<string, unknown> }, now: number): Promise<OrganizationRecord | null>;
   insertKey(tx: Tx, key: NewApiKey): Promise<ApiKeyRecord>;
   listKeys(organizationId: number): Promise<ApiKeyRecord[]>;
@@ -467,5 +470,57 @@ export interface WorkflowRepository {
   saveState(tx: Tx, reviewId: number, organizationId: number, state: WorkflowState, now: number, isNew: boolean): Promise<void>;
   statesOf(reviewIds: readonly number[]): Promise<Map<number, WorkflowState>>;
   /** The organization's active people, with their role and teams: who may vote. */
-  voters(organizationId: number): Promise<Voter[]>;
+  voters(organizationId: number, tx?: Tx): Promise<Voter[]>;
+}
+
+export interface WebhookFields {
+  url: string;
+  events: string[];
+  description: string | null;
+  is_active: boolean;
+}
+
+/** A delivery a dispatcher holds, with what sending it needs. */
+export interface ClaimedDelivery {
+  id: number;
+  webhook_id: number;
+  organization_id: number;
+  message_id: string;
+  payload: string;
+  attempts: number;
+  url: string;
+  /** The secrets to sign with: the current one, and the previous one during a rotation. */
+  secrets: string[];
+}
+
+/** What one attempt came to. */
+export type AttemptOutcome =
+  | { kind: 'delivered'; statusCode: number; durationMs: number }
+  | { kind: 'retry'; nextAttemptAt: number; statusCode: number | null; error: string; durationMs: number }
+  | { kind: 'failed'; statusCode: number | null; error: string; durationMs: number };
+
+/** An organization's webhook endpoints and their deliveries (hosted edition). */
+export interface WebhookRepository {
+  insert(tx: Tx, organizationId: number, fields: WebhookFields, secret: string, now: number): Promise<WebhookRecord>;
+  list(organizationId: number): Promise<WebhookRecord[]>;
+  find(organizationId: number, id: number, tx?: Tx): Promise<WebhookRecord | null>;
+  update(tx: Tx, organizationId: number, id: number, fields: WebhookFields, now: number): Promise<WebhookRecord | null>;
+  /** Deletes the endpoint and its deliveries. */
+  delete(tx: Tx, organizationId: number, id: number): Promise<boolean>;
+  /** A new secret; the one before it keeps signing too until `previousUntil`. */
+  rotateSecret(tx: Tx, organizationId: number, id: number, secret: string, previousUntil: number, now: number): Promise<boolean>;
+  /** The active endpoints of the organization that receive `eventType`. */
+  subscribers(tx: Tx, organizationId: number, eventType: string): Promise<number[]>;
+  enqueue(tx: Tx, deliveries: Array<{ webhook_id: number; message_id: string; event_type: string; payload: string }>, now: number): Promise<void>;
+  /** Holds up to `limit` due deliveries until `claimedUntil`, none of an endpoint in `busy`; several processes never hold the same one. */
+  claimDue(now: number, claimedUntil: number, limit: number, busy: readonly number[]): Promise<ClaimedDelivery[]>;
+  /** When the next pending delivery is due, or null. */
+  nextDue(): Promise<number | null>;
+  recordAttempt(deliveryId: number, outcome: AttemptOutcome, now: number): Promise<void>;
+  /** Stops an endpoint: inactive, with why, and its pending deliveries failed. */
+  disable(tx: Tx, webhookId: number, reason: string, now: number): Promise<void>;
+  /** Newest first, below the id `before`. */
+  deliveries(organizationId: number, webhookId: number, before: number | null, limit: number): Promise<WebhookDeliveryRecord[]>;
+  /** Sends a delivery again at once (pending, due now); false when it is not the endpoint's. */
+  retry(tx: Tx, organizationId: number, webhookId: number, deliveryId: number, now: number): Promise<boolean>;
 }

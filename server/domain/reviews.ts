@@ -236,10 +236,10 @@ export class ReviewService {
     const result = await this.options.unitOfWork.run(async (tx): Promise<DecisionOutcome | DecideOutcome> => {
       const state = await workflows.lock(tx, organizationId, reviewId);
       if (!state) return this.options.reviews.recordDecision(tx, principal.scope, reviewId, attributed, now).then((outcome) => this.recorded(tx, reviewId, outcome));
-      const review = await this.options.reviews.findById(principal.scope, reviewId);
+      const review = await this.options.reviews.findById(principal.scope, reviewId, tx);
       if (!review) return { outcome: 'not_found' };
       if (review.decision) return { outcome: 'already_decided', review };
-      const { voters, progress: before } = await workflows.votersAndProgress(organizationId, state);
+      const { voters, progress: before } = await workflows.votersAndProgress(tx, organizationId, state);
       const voter = voters.find((candidate) => candidate.id === reviewerId);
       if (!voter) throw new AppError(403, `you are not an approver of this review's workflow (${before.name})`);
       const vote = castVote(state, voter, attributed, new Date(now).toISOString());

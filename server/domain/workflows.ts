@@ -94,11 +94,11 @@ export class Workflows {
   async start(tx: Tx, organizationId: number, reviewId: number, review: RoutableReview): Promise<WorkflowProgress | null> {
     const governing = (await this.workflows.list(organizationId, tx)).find((workflow) => workflow.is_active && conditionsTest(workflow.name, workflow.conditions)(review));
     let definition: Pick<WorkflowState, 'workflow_id' | 'name' | 'stages'> | null = governing ? { workflow_id: governing.id, name: governing.name, stages: governing.stages } : null;
-    if (!definition && (await this.organizations.findOrganization(organizationId))?.settings.require_two_approvals === true) definition = TWO_APPROVALS;
+    if (!definition && (await this.organizations.findOrganization(organizationId, tx))?.settings.require_two_approvals === true) definition = TWO_APPROVALS;
     if (!definition) return null;
     const state = startWorkflow(definition);
     await this.workflows.saveState(tx, reviewId, organizationId, state, this.clock(), true);
-    return progressOf(state, await this.workflows.voters(organizationId));
+    return progressOf(state, await this.workflows.voters(organizationId, tx));
   }
 
   /** The reviews with their workflows' progress, for those of an organization that one governs. */
@@ -131,8 +131,8 @@ export class Workflows {
   }
 
   /** The organization's active people who may vote, and the progress of `state` among them. */
-  async votersAndProgress(organizationId: number, state: WorkflowState): Promise<{ voters: Voter[]; progress: WorkflowProgress }> {
-    const voters = await this.workflows.voters(organizationId);
+  async votersAndProgress(tx: Tx, organizationId: number, state: WorkflowState): Promise<{ voters: Voter[]; progress: WorkflowProgress }> {
+    const voters = await this.workflows.voters(organizationId, tx);
     return { voters, progress: progressOf(state, voters) };
   }
 

@@ -29,6 +29,7 @@ import { reviewRoutes } from './routes/reviews';
 import { routingRuleRoutes } from './routes/routing-rules';
 import { sessionRoutes } from './routes/sessions';
 import { statisticsRoutes } from './routes/statistics';
+import { webhookRoutes } from './routes/webhooks';
 import { workflowRoutes } from './routes/workflows';
 
 export interface AppOptions {
@@ -120,6 +121,7 @@ export function createApp(options: AppOptions): Express {
       peopleRoutes(hosted.people),
       routingRuleRoutes(hosted.routing),
       workflowRoutes(hosted.workflows),
+      webhookRoutes(hosted.webhooks),
       auditRoutes(hosted.audit),
     );
   }

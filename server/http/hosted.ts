@@ -5,6 +5,7 @@ import type { OrganizationService } from '../domain/organizations';
 import type { OrganizationRouting } from '../domain/organization-routing';
 import type { PeopleService } from '../domain/people';
 import type { Workflows } from '../domain/workflows';
+import type { WebhookService } from '../domain/webhooks';
 import { OPERATOR, type Principal } from '../domain/ports';
 import type { SignInService } from '../domain/sign-in';
 import type { Logger } from '../logging';
@@ -20,6 +21,7 @@ export interface HostedOptions {
   people: PeopleService;
   routing: OrganizationRouting;
   workflows: Workflows;
+  webhooks: WebhookService;
   signIn: SignInService;
   /** The key that may create organizations; empty: none may. */
   operatorKey: string;

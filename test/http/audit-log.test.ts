@@ -92,6 +92,21 @@ describe('the audit log', () => {
     expect(theirs.map((entry) => entry.action)).toEqual(['api_key.created', 'organization.created']);
   });
 
+  it('names each change’s own actor when changes by different keys are written at once', async () => {
+    const second = await call(server.url, 'POST', `/organizations/${organizationId}/api-keys`, { name: 'second admin', scope: 'admin' }, bearer(admin));
+    const keys = [
+      { key: admin, actor: 'key:1' },
+      { key: second.body.key as string, actor: `key:${second.body.id}` },
+    ];
+    const names = Array.from({ length: 12 }, (_, index) => ({ name: `concurrent-${index}`, ...keys[index % 2] }));
+    await Promise.all(names.map(({ name, key }) => call(server.url, 'POST', '/agents', { name }, bearer(key))));
+    const created = await entries('?action=agent.created&limit=100');
+    for (const { name, actor } of names) {
+      const agent = (await call(server.url, 'GET', '/agents', undefined, bearer(admin))).body.agents.find((a: { name: string }) => a.name === name);
+      expect(created.find((entry) => entry.target_id === agent.id)?.actor.id, name).toBe(actor);
+    }
+  });
+
   it('verifies its hash chain', async () => {
     const verified = await call(server.url, 'GET', '/audit-logs/verify', undefined, bearer(admin));
     expect(verified.body).toEqual({ valid: true, entries: (await entries()).length, first_invalid_id: null });

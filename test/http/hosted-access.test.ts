@@ -116,6 +116,7 @@ function bodyFor(operation: Operation, credential: Credential, organization: Org
 /** A new record of `owner` for each path parameter the operation names. */
 async function pathFor(operation: Operation, owner: Organization): Promise<string> {
   const admin = { authorization: `Bearer ${owner.keys.admin}` };
+  let webhookId = 0;
   const newReview = async (): Promise<number> => (await call(server.url, 'POST', '/reviews', sampleReview, { headers: admin })).body.id;
   const values: Record<string, () => Promise<number>> = {
     review_id: newReview,
@@ -128,6 +129,13 @@ async function pathFor(operation: Operation, owner: Organization): Promise<strin
       (await call(server.url, 'POST', '/routing-rules', { name: `rule ${randomUUID()}`, priority: 1, assign_to_team_id: (await call(server.url, 'POST', '/teams', { name: 'routed' }, { headers: admin })).body.id }, { headers: admin })).body.id,
     workflow_id: async () =>
       (await call(server.url, 'POST', '/workflows', { name: 'spare workflow', conditions: { task_type: 'never-filed' }, stages: [{ name: 'admins', approvers: { roles: ['admin'] }, required_approvals: 1 }] }, { headers: admin })).body.id,
+    // An endpoint no event of these calls is for; its deliveries fail to resolve and wait for a retry.
+    webhook_id: async () => (webhookId = (await call(server.url, 'POST', '/webhooks', { url: 'https://hooks.example.com/greenlight', events: ['review.expired'] }, { headers: admin })).body.id),
+    // A delivery of the endpoint the path names before it.
+    delivery_id: async () => {
+      await call(server.url, 'POST', `/webhooks/${webhookId}/test`, undefined, { headers: admin });
+      return (await call(server.url, 'GET', `/webhooks/${webhookId}/deliveries`, undefined, { headers: admin })).body.deliveries[0].id;
+    },
     api_key_id: async () => (await call(server.url, 'POST', `/organizations/${owner.id}/api-keys`, { name: 'spare', scope: 'agent' }, { headers: admin })).body.id,
   };
   let path = operation.path;

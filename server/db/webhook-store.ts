@@ -1,0 +1,246 @@
+import { QueryTypes } from 'sequelize';
+import type { Database } from './database';
+import { organizationRows } from './organization-rows';
+import { isoTime } from './time';
+import { transactionOf } from './unit-of-work';
+import type { AttemptOutcome, ClaimedDelivery, Tx, WebhookFields, WebhookRepository } from '../domain/ports';
+import type { WebhookDeliveryRecord, WebhookRecord } from '../domain/records';
+
+interface WebhookRow {
+  id: number;
+  organization_id: number;
+  url: string;
+  events: string;
+  description: string | null;
+  is_active: boolean | number;
+  disabled_reason: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+interface DeliveryRow {
+  id: number;
+  webhook_id: number;
+  message_id: string;
+  event_type: string;
+  status: WebhookDeliveryRecord['status'];
+  attempts: number;
+  next_attempt_at: number | null;
+  last_attempt_at: number | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  duration_ms: number | null;
+  created_at: number;
+}
+
+const COLUMNS = 'id, organization_id, url, events, description, is_active, disabled_reason, created_at, updated_at';
+const DELIVERY_COLUMNS = 'd.id, d.webhook_id, d.message_id, d.event_type, d.status, d.attempts, d.next_attempt_at, d.last_attempt_at, d.last_status_code, d.last_error, d.duration_ms, d.created_at';
+/** The longest error text kept with an attempt. */
+const MAX_ERROR = 500;
+
+const timeOrNull = (value: number | null): string | null => (value === null ? null : isoTime(Number(value)));
+const numberOrNull = (value: number | null): number | null => (value === null ? null : Number(value));
+
+function toWebhook(row: WebhookRow): WebhookRecord {
+  return {
+    id: Number(row.id),
+    organization_id: Number(row.organization_id),
+    url: row.url,
+    events: JSON.parse(row.events) as string[],
+    description: row.description,
+    // SQLite keeps booleans as 0 and 1.
+    is_active: Boolean(row.is_active),
+    disabled_reason: row.disabled_reason,
+    created_at: isoTime(Number(row.created_at)),
+    updated_at: isoTime(Number(row.updated_at)),
+  };
+}
+
+function toDelivery(row: DeliveryRow): WebhookDeliveryRecord {
+  return {
+    id: Number(row.id),
+    webhook_id: Number(row.webhook_id),
+    message_id: row.message_id,
+    event_type: row.event_type,
+    status: row.status,
+    attempts: Number(row.attempts),
+    next_attempt_at: timeOrNull(row.next_attempt_at),
+    last_attempt_at: timeOrNull(row.last_attempt_at),
+    last_status_code: numberOrNull(row.last_status_code),
+    last_error: row.last_error,
+    duration_ms: numberOrNull(row.duration_ms),
+    created_at: isoTime(Number(row.created_at)),
+  };
+}
+
+export class WebhookStore implements WebhookRepository {
+  constructor(private readonly db: Database) {}
+
+  async insert(tx: Tx, organizationId: number, fields: WebhookFields, secret: string, now: number): Promise<WebhookRecord> {
+    const row = { ...fields, events: JSON.stringify(fields.events), organization_id: organizationId, secret, created_at: now, updated_at: now };
+    const id = await this.db.insertReturningId(
+      `INSERT INTO webhooks (organization_id, url, events, description, secret, is_active, created_at, updated_at)
+       VALUES ($organization_id, $url, $events, $description, $secret, $is_active, $created_at, $updated_at)`,
+      row,
+      transactionOf(tx),
+    );
+    return toWebhook({ ...row, id, disabled_reason: null });
+  }
+
+  async list(organizationId: number): Promise<WebhookRecord[]> {
+    return (await organizationRows<WebhookRow>(this.db, 'webhooks', COLUMNS, organizationId)).map(toWebhook);
+  }
+
+  async find(organizationId: number, id: number, tx?: Tx): Promise<WebhookRecord | null> {
+    const [row] = await organizationRows<WebhookRow>(this.db, 'webhooks', COLUMNS, organizationId, id, tx);
+    return row ? toWebhook(row) : null;
+  }
+
+  async update(tx: Tx, organizationId: number, id: number, fields: WebhookFields, now: number): Promise<WebhookRecord | null> {
+    if (!(await this.find(organizationId, id, tx))) return null;
+    // Turning an endpoint back on clears why it was off.
+    await this.db.sequelize.query(
+      `UPDATE webhooks SET url = $url, events = $events, description = $description, is_active = $is_active,
+       disabled_reason = CASE WHEN $is_active THEN NULL ELSE disabled_reason END, updated_at = $now WHERE id = $id`,
+      { bind: { ...fields, events: JSON.stringify(fields.events), id, now }, transaction: transactionOf(tx) },
+    );
+    return this.find(organizationId, id, tx);
+  }
+
+  async delete(tx: Tx, organizationId: number, id: number): Promise<boolean> {
+    if (!(await this.find(organizationId, id, tx))) return false;
+    const transaction = transactionOf(tx);
+    await this.db.sequelize.query('DELETE FROM webhook_deliveries WHERE webhook_id = $id', { bind: { id }, transaction });
+    await this.db.sequelize.query('DELETE FROM webhooks WHERE id = $id', { bind: { id }, transaction });
+    return true;
+  }
+
+  async rotateSecret(tx: Tx, organizationId: number, id: number, secret: string, previousUntil: number, now: number): Promise<boolean> {
+    if (!(await this.find(organizationId, id, tx))) return false;
+    await this.db.sequelize.query(
+      'UPDATE webhooks SET previous_secret = secret, previous_secret_until = $previousUntil, secret = $secret, updated_at = $now WHERE id = $id',
+      { bind: { id, secret, previousUntil, now }, transaction: transactionOf(tx) },
+    );
+    return true;
+  }
+
+  async subscribers(tx: Tx, organizationId: number, eventType: string): Promise<number[]> {
+    const rows = await this.db.sequelize.query<{ id: number; events: string }>('SELECT id, events FROM webhooks WHERE organization_id = $organizationId AND is_active = $active', {
+      bind: { organizationId, active: true },
+      type: QueryTypes.SELECT,
+      transaction: transactionOf(tx),
+    });
+    return rows.filter((row) => (JSON.parse(row.events) as string[]).includes(eventType)).map((row) => Number(row.id));
+  }
+
+  async enqueue(tx: Tx, deliveries: Array<{ webhook_id: number; message_id: string; event_type: string; payload: string }>, now: number): Promise<void> {
+    for (const delivery of deliveries) {
+      await this.db.sequelize.query(
+        `INSERT INTO webhook_deliveries (webhook_id, message_id, event_type, payload, status, attempts, next_attempt_at, created_at)
+         VALUES ($webhook_id, $message_id, $event_type, $payload, 'pending', 0, $now, $now)`,
+        { bind: { ...delivery, now }, transaction: transactionOf(tx) },
+      );
+    }
+  }
+
+  async claimDue(now: number, claimedUntil: number, limit: number, busy: readonly number[]): Promise<ClaimedDelivery[]> {
+    const skipBusy = busy.length > 0 ? `AND webhook_id NOT IN (${busy.map(Number).join(', ')})` : '';
+    // PostgreSQL: processes claiming at once skip each other's rows rather than wait for them.
+    const skipLocked = this.db.dialect === 'postgres' ? 'FOR UPDATE SKIP LOCKED' : '';
+    const claimed = await this.db.write((transaction) =>
+      this.db.sequelize.query<{ id: number }>(
+        `UPDATE webhook_deliveries SET claimed_until = $claimedUntil WHERE id IN (
+           SELECT id FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= $now AND (claimed_until IS NULL OR claimed_until < $now) ${skipBusy}
+           ORDER BY next_attempt_at, id LIMIT $limit ${skipLocked})
+         RETURNING id`,
+        { bind: { now, claimedUntil, limit }, type: QueryTypes.SELECT, transaction },
+      ),
+    );
+    if (claimed.length === 0) return [];
+    const rows = await this.db.sequelize.query<{
+      id: number;
+      webhook_id: number;
+      organization_id: number;
+      message_id: string;
+      payload: string;
+      attempts: number;
+      url: string;
+      secret: string;
+      previous_secret: string | null;
+      previous_secret_until: number | null;
+    }>(
+      `SELECT d.id, d.webhook_id, w.organization_id, d.message_id, d.payload, d.attempts, w.url, w.secret, w.previous_secret, w.previous_secret_until
+       FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id WHERE d.id IN (:ids) ORDER BY d.id`,
+      { replacements: { ids: claimed.map((row) => Number(row.id)) }, type: QueryTypes.SELECT },
+    );
+    return rows.map((row) => ({
+      id: Number(row.id),
+      webhook_id: Number(row.webhook_id),
+      organization_id: Number(row.organization_id),
+      message_id: row.message_id,
+      payload: row.payload,
+      attempts: Number(row.attempts),
+      url: row.url,
+      secrets: row.previous_secret && Number(row.previous_secret_until) > now ? [row.secret, row.previous_secret] : [row.secret],
+    }));
+  }
+
+  async nextDue(): Promise<number | null> {
+    const [row] = await this.db.sequelize.query<{ due: number | null }>("SELECT MIN(next_attempt_at) AS due FROM webhook_deliveries WHERE status = 'pending'", {
+      type: QueryTypes.SELECT,
+    });
+    return row?.due === null || row?.due === undefined ? null : Number(row.due);
+  }
+
+  async recordAttempt(deliveryId: number, outcome: AttemptOutcome, now: number): Promise<void> {
+    const status = outcome.kind === 'delivered' ? 'delivered' : outcome.kind === 'retry' ? 'pending' : 'failed';
+    await this.db.write((transaction) =>
+      this.db.sequelize.query(
+        `UPDATE webhook_deliveries SET status = $status, attempts = attempts + 1, last_attempt_at = $now, last_status_code = $statusCode,
+         last_error = $error, duration_ms = $durationMs, next_attempt_at = $nextAttemptAt, claimed_until = NULL WHERE id = $deliveryId`,
+        {
+          bind: {
+            deliveryId,
+            now,
+            status,
+            statusCode: outcome.statusCode,
+            error: outcome.kind === 'delivered' ? null : outcome.error.slice(0, MAX_ERROR),
+            durationMs: outcome.durationMs,
+            nextAttemptAt: outcome.kind === 'retry' ? outcome.nextAttemptAt : null,
+          },
+          transaction,
+        },
+      ),
+    );
+  }
+
+  async disable(tx: Tx, webhookId: number, reason: string, now: number): Promise<void> {
+    const transaction = transactionOf(tx);
+    await this.db.sequelize.query('UPDATE webhooks SET is_active = $inactive, disabled_reason = $reason, updated_at = $now WHERE id = $webhookId', {
+      bind: { webhookId, inactive: false, reason: reason.slice(0, MAX_ERROR), now },
+      transaction,
+    });
+    await this.db.sequelize.query("UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, claimed_until = NULL WHERE webhook_id = $webhookId AND status = 'pending'", {
+      bind: { webhookId },
+      transaction,
+    });
+  }
+
+  async deliveries(organizationId: number, webhookId: number, before: number | null, limit: number): Promise<WebhookDeliveryRecord[]> {
+    const rows = await this.db.sequelize.query<DeliveryRow>(
+      `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+       WHERE w.organization_id = $organizationId AND d.webhook_id = $webhookId${before === null ? '' : ' AND d.id < $before'} ORDER BY d.id DESC LIMIT $limit`,
+      { bind: before === null ? { organizationId, webhookId, limit } : { organizationId, webhookId, before, limit }, type: QueryTypes.SELECT },
+    );
+    return rows.map(toDelivery);
+  }
+
+  async retry(tx: Tx, organizationId: number, webhookId: number, deliveryId: number, now: number): Promise<boolean> {
+    if (!(await this.find(organizationId, webhookId, tx))) return false;
+    const [rows] = await this.db.sequelize.query(
+      "UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = $now, claimed_until = NULL WHERE id = $deliveryId AND webhook_id = $webhookId RETURNING id",
+      { bind: { deliveryId, webhookId, now }, transaction: transactionOf(tx) },
+    );
+    return (rows as unknown[]).length > 0;
+  }
+}

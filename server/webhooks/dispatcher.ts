@@ -1,0 +1,219 @@
+import dns from 'node:dns';
+import http from 'node:http';
+import https from 'node:https';
+import type { LookupFunction } from 'node:net';
+import { asSystem } from '../domain/audit';
+import type { EventFeed } from '../domain/events';
+import type { AttemptOutcome, ClaimedDelivery, Clock, Log, UnitOfWork, WebhookRepository } from '../domain/ports';
+import { retryDelayMs, signatureHeader } from '../domain/webhook-signing';
+import { checkTarget, type Resolve, type TargetPolicy } from '../domain/webhook-targets';
+
+/** Only 2xx is success, and an answer must come within this. */
+const TIMEOUT_MS = 15_000;
+/** Of a receiver's answer, only this much is read: it says nothing Greenlight needs. */
+const MAX_ANSWER_BYTES = 4096;
+/** How long a process holds a delivery it sends; past it, another process takes it over (the first died). */
+const CLAIM_MS = 60_000;
+/** Deliveries claimed at a time. */
+const BATCH = 50;
+/**
+ * The longest one timer waits: a due time far off is looked at again by then, and so are
+ * deliveries another process queued without an event this one hears of (a test, a retry).
+ */
+const MAX_SLEEP_MS = 30_000;
+
+export interface DispatcherOptions {
+  webhooks: WebhookRepository;
+  unitOfWork: UnitOfWork;
+  feed: EventFeed;
+  /** Seconds before each retry (`webhook_retry_schedule`). */
+  scheduleSeconds: readonly number[];
+  targets: TargetPolicy;
+  log: Log;
+  clock?: Clock;
+  resolve?: Resolve;
+}
+
+interface Answer {
+  statusCode: number;
+  retryAfterSeconds: number | null;
+}
+
+const lookupAll: Resolve = (host) => dns.promises.lookup(host, { all: true, verbatim: true });
+
+/** `Retry-After` in seconds, from either of its forms. */
+function retryAfterOf(header: string | undefined, now: number): number | null {
+  if (!header) return null;
+  if (/^\d+$/.test(header.trim())) return Number(header.trim());
+  const date = Date.parse(header);
+  return Number.isNaN(date) ? null : Math.max(0, Math.ceil((date - now) / 1000));
+}
+
+/**
+ * Sends the deliveries the outbox wrote, in every API process at once without sending one
+ * twice (each claims rows for a while), and survives restarts (what was due is sent on start).
+ * One endpoint's deliveries go one at a time, and a slow receiver holds up only its own.
+ */
+export class WebhookDispatcher {
+  private readonly clock: Clock;
+  private readonly resolve: Resolve;
+  /** Endpoints with a delivery in flight here. */
+  private readonly busy = new Set<number>();
+  private timer: NodeJS.Timeout | undefined;
+  private running = false;
+  private again = false;
+  private stopped = false;
+  private unsubscribe: (() => void) | undefined;
+  private readonly inFlight = new Set<Promise<void>>();
+
+  constructor(private readonly options: DispatcherOptions) {
+    this.clock = options.clock ?? Date.now;
+    this.resolve = options.resolve ?? lookupAll;
+  }
+
+  start(): void {
+    // Every committed change may have owed deliveries: look for due ones after each.
+    this.unsubscribe = this.options.feed.subscribe(() => this.wake());
+    this.wake();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.unsubscribe?.();
+    clearTimeout(this.timer);
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  /** Looks for due deliveries now (again once the look under way ends, if one is). */
+  wake(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = true;
+    void this.claimAndSend()
+      .catch((error: unknown) => this.options.log.error('webhook dispatcher failed; retrying shortly', { error: String(error) }))
+      .finally(() => {
+        this.running = false;
+        if (this.again) {
+          this.again = false;
+          this.wake();
+        }
+      });
+  }
+
+  private async claimAndSend(): Promise<void> {
+    const now = this.clock();
+    const claimed = await this.options.webhooks.claimDue(now, now + CLAIM_MS, BATCH, [...this.busy]);
+    const endpointsTaken = new Set<number>();
+    for (const delivery of claimed) {
+      // One at a time per endpoint: a second delivery of it claimed now waits for the next look.
+      if (endpointsTaken.has(delivery.webhook_id)) continue;
+      endpointsTaken.add(delivery.webhook_id);
+      this.busy.add(delivery.webhook_id);
+      const sending = this.send(delivery).finally(() => {
+        this.busy.delete(delivery.webhook_id);
+        this.inFlight.delete(sending);
+        this.wake();
+      });
+      this.inFlight.add(sending);
+    }
+    await this.sleepUntilNextDue();
+  }
+
+  private async sleepUntilNextDue(): Promise<void> {
+    clearTimeout(this.timer);
+    const due = await this.options.webhooks.nextDue();
+    if (this.stopped) return;
+    this.timer = setTimeout(() => this.wake(), due === null ? MAX_SLEEP_MS : Math.min(Math.max(0, due - this.clock()), MAX_SLEEP_MS));
+    this.timer.unref();
+  }
+
+  private async send(delivery: ClaimedDelivery): Promise<void> {
+    const started = this.clock();
+    let outcome: AttemptOutcome;
+    try {
+      const answer = await this.post(delivery);
+      outcome = this.judge(delivery, answer, started);
+    } catch (error) {
+      outcome = this.failure(delivery, null, (error as Error).message, null, started);
+    }
+    await this.options.webhooks.recordAttempt(delivery.id, outcome, this.clock());
+    if (outcome.kind === 'failed') await this.disable(delivery, outcome.error);
+  }
+
+  private judge(delivery: ClaimedDelivery, answer: Answer, started: number): AttemptOutcome {
+    const durationMs = this.clock() - started;
+    if (answer.statusCode >= 200 && answer.statusCode < 300) return { kind: 'delivered', statusCode: answer.statusCode, durationMs };
+    if (answer.statusCode === 410) return { kind: 'failed', statusCode: 410, error: 'the receiver answered 410 Gone: it no longer wants these events', durationMs };
+    return this.failure(delivery, answer.statusCode, `the receiver answered ${answer.statusCode}`, answer.retryAfterSeconds, started);
+  }
+
+  /** A failed attempt: retried on the schedule, or, once it is spent, the last. */
+  private failure(delivery: ClaimedDelivery, statusCode: number | null, error: string, retryAfterSeconds: number | null, started: number): AttemptOutcome {
+    const durationMs = this.clock() - started;
+    const delay = retryDelayMs(delivery.attempts + 1, this.options.scheduleSeconds, retryAfterSeconds);
+    if (delay === null) return { kind: 'failed', statusCode, error: `${error}; the retry schedule is spent`, durationMs };
+    return { kind: 'retry', nextAttemptAt: this.clock() + delay, statusCode, error, durationMs };
+  }
+
+  /** The endpoint stops, with why, recorded in the audit log as the system's doing. */
+  private async disable(delivery: ClaimedDelivery, reason: string): Promise<void> {
+    await asSystem(() =>
+      this.options.unitOfWork.run(async (tx) => {
+        await this.options.webhooks.disable(tx, delivery.webhook_id, reason, this.clock());
+        tx.audit({ organization_id: delivery.organization_id, action: 'webhook.disabled', target_type: 'webhook', target_id: delivery.webhook_id, data: { reason } });
+      }),
+    );
+    this.options.log.info('webhook endpoint disabled', { webhook_id: delivery.webhook_id, reason });
+  }
+
+  /**
+   * POSTs the delivery to the address the guard allowed, and only to it: the connection is
+   * made to that address (a name that resolves elsewhere a moment later cannot redirect it),
+   * redirects are not followed, and no more than a little of the answer is read.
+   */
+  private async post(delivery: ClaimedDelivery): Promise<Answer> {
+    const target = await checkTarget(delivery.url, this.options.targets, this.resolve);
+    if (!target.ok) throw new Error(`refused: ${target.reason}`);
+    const url = new URL(delivery.url);
+    const timestamp = Math.floor(this.clock() / 1000);
+    const lookup: LookupFunction = (_host, options, callback) => {
+      if ((options as { all?: boolean }).all) (callback as unknown as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [{ address: target.address, family: target.family }]);
+      else callback(null, target.address, target.family);
+    };
+    const transport = url.protocol === 'https:' ? https : http;
+    return new Promise<Answer>((resolve, reject) => {
+      const request = transport.request(
+        url,
+        {
+          method: 'POST',
+          lookup,
+          timeout: TIMEOUT_MS,
+          headers: {
+            'content-type': 'application/json',
+            'user-agent': 'Greenlight-Webhooks/1',
+            'webhook-id': delivery.message_id,
+            'webhook-timestamp': String(timestamp),
+            'webhook-signature': signatureHeader(delivery.secrets, delivery.message_id, timestamp, delivery.payload),
+          },
+        },
+        (response) => {
+          let read = 0;
+          response.on('data', (chunk: Buffer) => {
+            read += chunk.length;
+            if (read > MAX_ANSWER_BYTES) response.destroy();
+          });
+          const answer = { statusCode: response.statusCode ?? 0, retryAfterSeconds: retryAfterOf(response.headers['retry-after'], this.clock()) };
+          response.on('end', () => resolve(answer));
+          response.on('close', () => resolve(answer));
+          response.on('error', () => resolve(answer));
+        },
+      );
+      request.on('timeout', () => request.destroy(new Error(`no answer within ${TIMEOUT_MS / 1000} s`)));
+      request.on('error', (error: NodeJS.ErrnoException) => reject(new Error(error.code ? `${error.code}: ${error.message}` : error.message)));
+      request.end(delivery.payload);
+    });
+  }
+}

@@ -1,0 +1,151 @@
+import { createHmac } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, eventually, expectProblem, startTestServer, type TestServer } from '../support/server';
+
+const OPERATOR_KEY = 'operator-key-for-webhook-tests-0123456789';
+const bearer = (key: string): Record<string, string> => ({ authorization: `Bearer ${key}` });
+
+interface Received {
+  path: string;
+  id: string;
+  timestamp: string;
+  signature: string;
+  body: string;
+}
+
+/**
+ * Standard Webhooks verification as its specification writes it, independently of the
+ * server's code: the secret's bytes key an HMAC-SHA256 of "{id}.{timestamp}.{body}", and any
+ * one of the space-separated `v1,` signatures may match.
+ */
+function verifies(secret: string, message: Received): boolean {
+  const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
+  const expected = `v1,${createHmac('sha256', key).update(`${message.id}.${message.timestamp}.${message.body}`).digest('base64')}`;
+  return message.signature.split(' ').includes(expected);
+}
+
+let server: TestServer;
+let receiver: http.Server;
+let receiverUrl: string;
+const received: Received[] = [];
+/** How each path answers its next requests, in turn; the last answer repeats. */
+const script: Record<string, number[]> = {};
+let admin: Record<string, string>;
+
+async function webhook(path: string, events?: string[]): Promise<{ id: number; secret: string }> {
+  const created = await call(server.url, 'POST', '/webhooks', { url: `${receiverUrl}${path}`, ...(events ? { events } : {}) }, { headers: admin });
+  expect(created.status).toBe(201);
+  return created.body;
+}
+
+const at = (path: string): Received[] => received.filter((message) => message.path === path);
+
+beforeAll(async () => {
+  receiver = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+    req.on('end', () => {
+      const path = req.url ?? '/';
+      received.push({ path, id: String(req.headers['webhook-id']), timestamp: String(req.headers['webhook-timestamp']), signature: String(req.headers['webhook-signature']), body });
+      const answers = script[path] ?? [200];
+      res.writeHead(answers.length > 1 ? (answers.shift() as number) : answers[0]).end();
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+  server = await startTestServer({
+    edition: 'hosted',
+    operator_key: OPERATOR_KEY,
+    webhook_allow_private_targets: true,
+    webhook_allow_http: true,
+    webhook_retry_schedule: [1, 1, 1],
+  });
+  const created = await call(server.url, 'POST', '/organizations', { name: 'Hooked' }, { headers: bearer(OPERATOR_KEY) });
+  admin = bearer(created.body.api_key.key);
+});
+afterAll(async () => {
+  await server?.dispose();
+  await new Promise((resolve) => receiver?.close(resolve));
+});
+
+describe('webhooks', () => {
+  it('deliver each change signed with Standard Webhooks, as {type, timestamp, data}', async () => {
+    const { secret } = await webhook('/all');
+    expect(secret).toMatch(/^whsec_/);
+    const review = await call(server.url, 'POST', '/reviews', { task_type: 'refund', proposed_action: 'Refund EUR 10' }, { headers: admin });
+    const person = await call(server.url, 'POST', '/users', { email: 'dana@hooked.example', name: 'Dana', role: 'reviewer' }, { headers: admin });
+    await call(server.url, 'POST', `/reviews/${review.body.id}/decide`, { decision_type: 'approve', reviewer_id: person.body.id }, { headers: admin });
+    await eventually(() => at('/all').length >= 2, 10_000, 'both deliveries');
+    const [created, decided] = at('/all').map((message) => ({ message, body: JSON.parse(message.body) }));
+    expect(created.body).toMatchObject({ type: 'review.created', data: { id: review.body.id, status: 'pending' } });
+    expect(decided.body).toMatchObject({ type: 'review.decided', data: { id: review.body.id, status: 'approved', decision: { reviewer_name: 'Dana' } } });
+    for (const { message } of [created, decided]) {
+      expect(verifies(secret, message)).toBe(true);
+      expect(message.id).toMatch(/^msg_\d+$/);
+      expect(Math.abs(Number(message.timestamp) - Date.now() / 1000)).toBeLessThan(60);
+    }
+    expect(verifies('whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', created.message)).toBe(false);
+    expect((await call(server.url, 'GET', '/webhooks', undefined, { headers: admin })).body.webhooks[0]).not.toHaveProperty('secret');
+  });
+
+  it('retries a receiver that answers 500 until it answers 200, with the same webhook-id', async () => {
+    script['/flaky'] = [500, 500, 500, 200];
+    const hook = await webhook('/flaky');
+    await call(server.url, 'POST', `/webhooks/${hook.id}/test`, undefined, { headers: admin });
+    await eventually(() => at('/flaky').filter((message) => message.body.includes('webhook.test')).length >= 4, 15_000, 'four attempts');
+    const attempts = at('/flaky').filter((message) => message.body.includes('webhook.test'));
+    expect(new Set(attempts.map((message) => message.id)).size).toBe(1);
+    const testDelivery = async (): Promise<any> =>
+      (await call(server.url, 'GET', `/webhooks/${hook.id}/deliveries`, undefined, { headers: admin })).body.deliveries.find((d: { event_type: string }) => d.event_type === 'webhook.test');
+    await expect.poll(async () => (await testDelivery())?.status).toBe('delivered');
+    expect(await testDelivery()).toMatchObject({ attempts: 4, last_status_code: 200, last_error: null });
+  });
+
+  it('disables an endpoint that answers 410, says why, and writes it to the audit log', async () => {
+    script['/gone'] = [410];
+    const hook = await webhook('/gone');
+    await call(server.url, 'POST', `/webhooks/${hook.id}/test`, undefined, { headers: admin });
+    const current = async (): Promise<any> => (await call(server.url, 'GET', `/webhooks/${hook.id}`, undefined, { headers: admin })).body;
+    await expect.poll(async () => (await current()).is_active, { timeout: 10_000 }).toBe(false);
+    expect((await current()).disabled_reason).toMatch(/410 Gone/);
+    const audit = (await call(server.url, 'GET', `/audit-logs?action=webhook.disabled&target_id=${hook.id}`, undefined, { headers: admin })).body.entries;
+    expect(audit).toHaveLength(1);
+    expect(audit[0].actor.type).toBe('system');
+    expectProblem(await call(server.url, 'POST', `/webhooks/${hook.id}/test`, undefined, { headers: admin }), 409, /disabled/);
+  });
+
+  it('signs with both secrets for a day after a rotation', async () => {
+    const hook = await webhook('/rotated');
+    const rotated = await call(server.url, 'POST', `/webhooks/${hook.id}/rotate-secret`, undefined, { headers: admin });
+    expect(rotated.status).toBe(201);
+    await call(server.url, 'POST', `/webhooks/${hook.id}/test`, undefined, { headers: admin });
+    await eventually(() => at('/rotated').some((message) => message.body.includes('webhook.test')), 10_000, 'the test delivery');
+    const message = at('/rotated').find((m) => m.body.includes('webhook.test'))!;
+    expect(message.signature.split(' ')).toHaveLength(2);
+    expect(verifies(hook.secret, message)).toBe(true);
+    expect(verifies(rotated.body.secret, message)).toBe(true);
+  });
+});
+
+describe('the SSRF guard, on by default', () => {
+  it('refuses a loopback receiver at delivery time, and records why', async () => {
+    const guarded = await startTestServer({ edition: 'hosted', operator_key: OPERATOR_KEY, webhook_allow_http: true, webhook_retry_schedule: [60] });
+    try {
+      const created = await call(guarded.url, 'POST', '/organizations', { name: 'Guarded' }, { headers: bearer(OPERATOR_KEY) });
+      const key = bearer(created.body.api_key.key);
+      expectProblem(await call(guarded.url, 'POST', '/webhooks', { url: 'ftp://example.com/hook' }, { headers: key }), 400, /http/);
+      const hook = await call(guarded.url, 'POST', '/webhooks', { url: `${receiverUrl}/guarded` }, { headers: key });
+      await call(guarded.url, 'POST', `/webhooks/${hook.body.id}/test`, undefined, { headers: key });
+      const delivery = async (): Promise<any> => (await call(guarded.url, 'GET', `/webhooks/${hook.body.id}/deliveries`, undefined, { headers: key })).body.deliveries[0];
+      await expect.poll(async () => (await delivery())?.attempts, { timeout: 10_000 }).toBe(1);
+      const attempted = await delivery();
+      expect(attempted).toMatchObject({ status: 'pending', last_status_code: null });
+      expect(attempted.last_error).toMatch(/refused: 127\.0\.0\.1 resolves to 127\.0\.0\.1, a loopback, private, link-local or metadata address/);
+      expect(at('/guarded')).toEqual([]);
+    } finally {
+      await guarded.dispose();
+    }
+  });
+});
