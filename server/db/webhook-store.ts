@@ -33,6 +33,9 @@ interface DeliveryRow {
   created_at: number;
 }
 
+/** A claimed delivery as read, its endpoint's secrets not yet sorted out. */
+type ClaimedRow = Omit<ClaimedDelivery, 'secrets'> & { secret: string; previous_secret: string | null; previous_secret_until: number | null };
+
 const COLUMNS = 'id, organization_id, url, events, description, is_active, disabled_reason, created_at, updated_at';
 const DELIVERY_COLUMNS = 'd.id, d.webhook_id, d.message_id, d.event_type, d.status, d.attempts, d.next_attempt_at, d.last_attempt_at, d.last_status_code, d.last_error, d.duration_ms, d.created_at';
 /** The longest error text kept with an attempt. */
@@ -157,18 +160,7 @@ export class WebhookStore implements WebhookRepository {
       ),
     );
     if (claimed.length === 0) return [];
-    const rows = await this.db.sequelize.query<{
-      id: number;
-      webhook_id: number;
-      organization_id: number;
-      message_id: string;
-      payload: string;
-      attempts: number;
-      url: string;
-      secret: string;
-      previous_secret: string | null;
-      previous_secret_until: number | null;
-    }>(
+    const rows = await this.db.sequelize.query<ClaimedRow>(
       `SELECT d.id, d.webhook_id, w.organization_id, d.message_id, d.payload, d.attempts, w.url, w.secret, w.previous_secret, w.previous_secret_until
        FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id WHERE d.id IN (:ids) ORDER BY d.id`,
       { replacements: { ids: claimed.map((row) => Number(row.id)) }, type: QueryTypes.SELECT },
