@@ -77,7 +77,13 @@ async function newReview(proposedAction: string): Promise<number> {
 beforeAll(async () => {
   temp = makeTempDir('greenlight-hosted-dashboard-');
   fs.mkdirSync(SCREENSHOTS, { recursive: true });
-  server = await startWithDashboard(temp.dir, { GREENLIGHT_EDITION: 'hosted', GREENLIGHT_OPERATOR_KEY: OPERATOR_KEY });
+  // Webhooks may reach the test's receiver on loopback over http.
+  server = await startWithDashboard(temp.dir, {
+    GREENLIGHT_EDITION: 'hosted',
+    GREENLIGHT_OPERATOR_KEY: OPERATOR_KEY,
+    GREENLIGHT_WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+    GREENLIGHT_WEBHOOK_ALLOW_HTTP: 'true',
+  });
   browser = await launchChromium();
   const created = await call(server.url, 'POST', '/organizations', { name: 'Acme Support' }, { headers: { authorization: `Bearer ${OPERATOR_KEY}` } });
   adminKey = { authorization: `Bearer ${created.body.api_key.key}` };
@@ -327,6 +333,38 @@ describe('the hosted dashboard', () => {
     await expect.poll(() => page.locator('.stuck-reviews').textContent()).toContain(`#${review.body.id} sole-check: sole check, stage 1`);
     await page.screenshot({ path: path.join(SCREENSHOTS, 'hosted-console-workflows.png') });
     await page.context().close();
+  });
+
+  it('lets an admin add a webhook, see its secret once, send a test and read the delivery log', async () => {
+    const hits: string[] = [];
+    const receiver = http.createServer((req, res) => {
+      hits.push(String(req.headers['webhook-id']));
+      req.resume();
+      res.writeHead(204).end();
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const target = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/greenlight`;
+    try {
+      const page = await acceptInvitation(await invite('admin', 'Hook Admin'));
+      await page.getByRole('link', { name: 'Console' }).click();
+      await page.locator('.console-nav').getByRole('link', { name: 'Webhooks' }).click();
+      await page.getByLabel('Endpoint URL').fill(target);
+      await page.getByLabel('review.vote').uncheck();
+      await page.getByRole('button', { name: 'Add webhook' }).click();
+      await expect.poll(() => page.locator('.shown-once-value code').textContent()).toMatch(/^whsec_/);
+      await page.getByRole('button', { name: 'Done' }).click();
+      const card = page.getByRole('region', { name: `Webhook ${target}` });
+      expect(await card.textContent()).not.toContain('review.vote');
+      await card.getByRole('button', { name: 'Send test' }).click();
+      await expect.poll(() => hits.length).toBe(1);
+      await card.getByRole('button', { name: 'Deliveries' }).click();
+      await expect.poll(() => card.getByRole('row', { name: /webhook\.test/ }).textContent()).toContain('delivered');
+      expect(await card.getByRole('row', { name: /webhook\.test/ }).textContent()).toContain('204 in');
+      await page.screenshot({ path: path.join(SCREENSHOTS, 'hosted-console-webhooks.png') });
+      await page.context().close();
+    } finally {
+      await new Promise((resolve) => receiver.close(resolve));
+    }
   });
 
   it('refuses a cross-site POST that would ride on the session cookie', async () => {

@@ -16,7 +16,9 @@ import type {
   WorkflowFields,
   WorkflowRecord,
 } from '../../../server/domain/ports';
-import type { ReviewPage, ReviewRecord } from '../../../server/domain/records';
+import type { ReviewPage, ReviewRecord, WebhookDeliveryRecord, WebhookRecord } from '../../../server/domain/records';
+
+export type { WebhookDeliveryRecord, WebhookRecord };
 import type { ConditionResult } from '../../../server/domain/routing-rules';
 import type { ApiClient } from './client';
 
@@ -34,7 +36,7 @@ export type UserChanges = Partial<Pick<UserRecord, 'name' | 'role' | 'is_active'
 export type TeamInput = Pick<TeamRecord, 'name'> & { member_ids?: number[] };
 export type AgentInput = Pick<AgentRecord, 'name'> & Partial<Pick<AgentRecord, 'framework' | 'description' | 'metadata'>>;
 
-export const CONSOLE_SECTIONS = ['organization', 'api-keys', 'users', 'teams', 'agents', 'routing-rules', 'workflows', 'audit-log'] as const;
+export const CONSOLE_SECTIONS = ['organization', 'api-keys', 'users', 'teams', 'agents', 'routing-rules', 'workflows', 'webhooks', 'audit-log'] as const;
 /** A page of the console, as its address names it: `#/console/api-keys`. */
 export type ConsoleSection = (typeof CONSOLE_SECTIONS)[number];
 
@@ -46,8 +48,44 @@ export const CONSOLE_SECTION_TITLES: Record<ConsoleSection, string> = {
   agents: 'Agents',
   'routing-rules': 'Routing rules',
   workflows: 'Workflows',
+  webhooks: 'Webhooks',
   'audit-log': 'Audit log',
 };
+
+/** The events an endpoint may receive, as the API names them. */
+export const WEBHOOK_EVENTS = ['review.created', 'review.decided', 'review.expired', 'review.vote', 'feedback.created', 'attachment.created', 'attachment.deleted'] as const;
+
+export async function listWebhooks(api: ApiClient): Promise<WebhookRecord[]> {
+  return (await api.request<{ webhooks: WebhookRecord[] }>('/webhooks')).webhooks;
+}
+
+export function createWebhook(api: ApiClient, input: { url: string; events: string[]; description: string | null }): Promise<WebhookRecord & { secret: string }> {
+  return api.request('/webhooks', { method: 'POST', body: input });
+}
+
+export function updateWebhook(api: ApiClient, id: number, changes: Partial<Pick<WebhookRecord, 'url' | 'events' | 'description' | 'is_active'>>): Promise<WebhookRecord> {
+  return api.request(`/webhooks/${id}`, { method: 'PATCH', body: changes });
+}
+
+export function deleteWebhook(api: ApiClient, id: number): Promise<void> {
+  return api.request(`/webhooks/${id}`, { method: 'DELETE' });
+}
+
+export function rotateWebhookSecret(api: ApiClient, id: number): Promise<{ secret: string; previous_secret_expires_at: string }> {
+  return api.request(`/webhooks/${id}/rotate-secret`, { method: 'POST' });
+}
+
+export function testWebhook(api: ApiClient, id: number): Promise<{ message_id: string }> {
+  return api.request(`/webhooks/${id}/test`, { method: 'POST' });
+}
+
+export async function listWebhookDeliveries(api: ApiClient, id: number): Promise<WebhookDeliveryRecord[]> {
+  return (await api.request<{ deliveries: WebhookDeliveryRecord[] }>(`/webhooks/${id}/deliveries?limit=50`)).deliveries;
+}
+
+export function retryWebhookDelivery(api: ApiClient, id: number, deliveryId: number): Promise<void> {
+  return api.request(`/webhooks/${id}/deliveries/${deliveryId}/retry`, { method: 'POST' });
+}
 
 export async function listWorkflows(api: ApiClient): Promise<WorkflowRecord[]> {
   return (await api.request<{ workflows: WorkflowRecord[] }>('/workflows')).workflows;
