@@ -154,7 +154,7 @@ export async function openServices(config: Config, log: Logger, clock: () => num
   dispatcher = hostedEdition
     ? new WebhookDispatcher({ webhooks: webhookStore, unitOfWork, feed, scheduleSeconds: config.webhook_retry_schedule, targets: webhookTargets, log, clock })
     : undefined;
-  dispatcher?.start();
+  await dispatcher?.start();
   const relay = db.dialect === 'postgres' ? await relayFromOtherProcesses(config.database_url, outbox, feed, reviews, log) : undefined;
   return {
     db,

@@ -184,6 +184,20 @@ export class WebhookStore implements WebhookRepository {
     return row?.due === null || row?.due === undefined ? null : Number(row.due);
   }
 
+  async releaseOrphanedClaims(): Promise<void> {
+    if (this.db.dialect !== 'sqlite') return;
+    await this.db.write((transaction) =>
+      this.db.sequelize.query("UPDATE webhook_deliveries SET claimed_until = NULL WHERE status = 'pending' AND claimed_until IS NOT NULL", { transaction }),
+    );
+  }
+
+  async release(deliveryIds: readonly number[]): Promise<void> {
+    if (deliveryIds.length === 0) return;
+    await this.db.write((transaction) =>
+      this.db.sequelize.query('UPDATE webhook_deliveries SET claimed_until = NULL WHERE id IN (:ids)', { replacements: { ids: [...deliveryIds] }, transaction }),
+    );
+  }
+
   async recordAttempt(deliveryId: number, outcome: AttemptOutcome, now: number): Promise<void> {
     const status = outcome.kind === 'delivered' ? 'delivered' : outcome.kind === 'retry' ? 'pending' : 'failed';
     await this.db.write((transaction) =>

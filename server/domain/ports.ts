@@ -516,6 +516,13 @@ export interface WebhookRepository {
   claimDue(now: number, claimedUntil: number, limit: number, busy: readonly number[]): Promise<ClaimedDelivery[]>;
   /** When the next pending delivery is due, or null. */
   nextDue(): Promise<number | null>;
+  /**
+   * At start: gives back the deliveries a process that died was sending, where no other can be
+   * sending them (SQLite: one process owns the file). On PostgreSQL their claims run out instead.
+   */
+  releaseOrphanedClaims(): Promise<void>;
+  /** Gives back claimed deliveries this process will not send now (a second one of a busy endpoint). */
+  release(deliveryIds: readonly number[]): Promise<void>;
   recordAttempt(deliveryId: number, outcome: AttemptOutcome, now: number): Promise<void>;
   /** Stops an endpoint: inactive, with why, and its pending deliveries failed. */
   disable(tx: Tx, webhookId: number, reason: string, now: number): Promise<void>;

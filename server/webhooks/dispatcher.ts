@@ -71,7 +71,8 @@ export class WebhookDispatcher {
     this.resolve = options.resolve ?? lookupAll;
   }
 
-  start(): void {
+  async start(): Promise<void> {
+    await this.options.webhooks.releaseOrphanedClaims();
     // Every committed change may have owed deliveries: look for due ones after each.
     this.unsubscribe = this.options.feed.subscribe(() => this.wake());
     this.wake();
@@ -107,9 +108,13 @@ export class WebhookDispatcher {
     const now = this.clock();
     const claimed = await this.options.webhooks.claimDue(now, now + CLAIM_MS, BATCH, [...this.busy]);
     const endpointsTaken = new Set<number>();
+    const later: number[] = [];
     for (const delivery of claimed) {
-      // One at a time per endpoint: a second delivery of it claimed now waits for the next look.
-      if (endpointsTaken.has(delivery.webhook_id)) continue;
+      // One at a time per endpoint: a second delivery of it claimed now is given back for the next look.
+      if (endpointsTaken.has(delivery.webhook_id)) {
+        later.push(delivery.id);
+        continue;
+      }
       endpointsTaken.add(delivery.webhook_id);
       this.busy.add(delivery.webhook_id);
       const sending = this.send(delivery).finally(() => {
@@ -119,6 +124,7 @@ export class WebhookDispatcher {
       });
       this.inFlight.add(sending);
     }
+    await this.options.webhooks.release(later);
     await this.sleepUntilNextDue();
   }
 

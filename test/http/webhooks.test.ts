@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TEST_DATABASE_URL } from '../support/postgres';
 import { call, eventually, expectProblem, startTestServer, type TestServer } from '../support/server';
 
 const OPERATOR_KEY = 'operator-key-for-webhook-tests-0123456789';
@@ -146,6 +147,32 @@ describe('the SSRF guard, on by default', () => {
       expect(at('/guarded')).toEqual([]);
     } finally {
       await guarded.dispose();
+    }
+  });
+});
+
+describe('two API processes on one PostgreSQL database', () => {
+  it.runIf(TEST_DATABASE_URL)('deliver each event once between them', async () => {
+    const other = await startTestServer({
+      edition: 'hosted',
+      operator_key: OPERATOR_KEY,
+      database_url: server.config.database_url,
+      webhook_allow_private_targets: true,
+      webhook_allow_http: true,
+      webhook_retry_schedule: [1, 1, 1],
+    });
+    try {
+      await webhook('/both', ['review.created']);
+      const creates = Array.from({ length: 30 }, (_, i) => call(i % 2 ? other.url : server.url, 'POST', '/reviews', { task_type: `twice-${i}`, proposed_action: `Refund ${i}` }, { headers: admin }));
+      expect((await Promise.all(creates)).map((answer) => answer.status)).toEqual(Array(30).fill(201));
+      await eventually(() => at('/both').length >= 30, 15_000, 'thirty deliveries');
+      // Nothing more arrives: a duplicate would come within the dispatchers' next looks.
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      const ids = at('/both').map((message) => message.id);
+      expect(ids).toHaveLength(30);
+      expect(new Set(ids).size).toBe(30);
+    } finally {
+      await other.dispose();
     }
   });
 });
