@@ -79,6 +79,8 @@ export interface Services {
   workflows: Workflows;
   /** Organizations' webhook endpoints (hosted edition). */
   webhooks: WebhookService;
+  /** Sends what the outbox owes webhook endpoints (hosted edition); a test that sets the clock wakes it. */
+  webhookDispatcher: WebhookDispatcher | undefined;
   /** The review policy in force. */
   policy(): Policy;
   /** Puts a reloaded policy in force for new reviews and the next expiries; waiting agents are untouched. */
@@ -175,6 +177,7 @@ export async function openServices(config: Config, log: Logger, clock: () => num
     organizationRouting,
     workflows,
     webhooks,
+    webhookDispatcher: dispatcher,
     policy: currentPolicy,
     replacePolicy: (next) => {
       policy = next;

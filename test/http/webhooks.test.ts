@@ -176,3 +176,40 @@ describe('two API processes on one PostgreSQL database', () => {
     }
   });
 });
+
+describe('the retry schedule, on a clock the test turns', () => {
+  it('calls a receiver that answers 500 three times again at 5 s, 5 min and 30 min, and delivers on the fourth attempt', async () => {
+    let now = Date.parse('2026-11-24T09:00:00.000Z');
+    const clocked = await startTestServer(
+      { edition: 'hosted', operator_key: OPERATOR_KEY, webhook_allow_private_targets: true, webhook_allow_http: true },
+      { clock: () => now },
+    );
+    try {
+      script['/clocked'] = [500, 500, 500, 200];
+      const created = await call(clocked.url, 'POST', '/organizations', { name: 'Clocked' }, { headers: bearer(OPERATOR_KEY) });
+      const key = bearer(created.body.api_key.key);
+      const hook = await call(clocked.url, 'POST', '/webhooks', { url: `${receiverUrl}/clocked` }, { headers: key });
+      await call(clocked.url, 'POST', `/webhooks/${hook.body.id}/test`, undefined, { headers: key });
+      const delivery = async (): Promise<any> => (await call(clocked.url, 'GET', `/webhooks/${hook.body.id}/deliveries`, undefined, { headers: key })).body.deliveries[0];
+      const dueAfter: number[] = [];
+      for (const [attempt, waitSeconds] of [[1, 5], [2, 300], [3, 1_800]] as const) {
+        await expect.poll(async () => (await delivery())?.attempts).toBe(attempt);
+        const pending = await delivery();
+        dueAfter.push((Date.parse(pending.next_attempt_at) - now) / 1000);
+        expect(at('/clocked').length).toBe(attempt);
+        now += waitSeconds * 1.1 * 1000 + 1000;
+        clocked.services.webhookDispatcher!.wake();
+      }
+      await expect.poll(async () => (await delivery())?.status).toBe('delivered');
+      expect(await delivery()).toMatchObject({ attempts: 4, last_status_code: 200 });
+      expect(at('/clocked')).toHaveLength(4);
+      // Each wait within ±10 % of the schedule's.
+      [5, 300, 1_800].forEach((seconds, index) => {
+        expect(dueAfter[index]).toBeGreaterThanOrEqual(seconds * 0.9);
+        expect(dueAfter[index]).toBeLessThanOrEqual(seconds * 1.1);
+      });
+    } finally {
+      await clocked.dispose();
+    }
+  });
+});
