@@ -109,7 +109,8 @@ export async function openServices(config: Config, log: Logger, clock: () => num
   const hostedEdition = config.edition === 'hosted';
   const unitOfWork = new DatabaseUnitOfWork(db, outbox, feed, {
     auditLog: hostedEdition ? auditStore : undefined,
-    webhooks: hostedEdition ? webhookEnqueuer(webhookStore, clock) : undefined,
+    // Self-hosted: the endpoints of the `webhooks` setting, if any, receive every event.
+    webhooks: hostedEdition || config.webhooks.length > 0 ? webhookEnqueuer(webhookStore, clock, !hostedEdition) : undefined,
     clock,
   });
   const webhookTargets = { allowPrivate: config.webhook_allow_private_targets, allowHttp: config.webhook_allow_http };
@@ -153,7 +154,9 @@ export async function openServices(config: Config, log: Logger, clock: () => num
   const signIn = new SignInService(peopleStore, unitOfWork, clock);
   const expiry = new ReviewExpiry({ store: reviewStore, oneAtATime: exclusive, reviews, feed, policy: currentPolicy, log, clock });
   await expiry.start();
-  dispatcher = hostedEdition
+  if (!hostedEdition) await webhookStore.syncInstallationWebhooks(config.webhooks, clock());
+  dispatcher =
+    hostedEdition || config.webhooks.length > 0
     ? new WebhookDispatcher({ webhooks: webhookStore, unitOfWork, feed, scheduleSeconds: config.webhook_retry_schedule, targets: webhookTargets, log, clock })
     : undefined;
   await dispatcher?.start();

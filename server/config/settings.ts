@@ -4,7 +4,10 @@
  * checked. Reading and layering the sources lives in `load.ts`.
  */
 
+import type { ConfiguredWebhook } from '../domain/ports';
 import { compilePolicy, durationSeconds, NO_POLICY, type Policy } from '../domain/policy';
+import { checkUrl } from '../domain/webhook-targets';
+import { WEBHOOK_EVENTS } from '../domain/webhooks';
 import { RuleError } from '../domain/routing-rules';
 
 export const EDITIONS = ['self-hosted', 'hosted'] as const;
@@ -49,6 +52,8 @@ export interface Config {
   webhook_allow_private_targets: boolean;
   /** Accept http:// webhook URLs as well as https://. */
   webhook_allow_http: boolean;
+  /** Self-hosted edition: webhook endpoints that receive every event of the installation. */
+  webhooks: ConfiguredWebhook[];
 }
 
 export type ConfigKey = keyof Config;
@@ -168,6 +173,36 @@ function durations(key: ConfigKey) {
   };
 }
 
+/** A list of `{url, secret, events?}` in the file; JSON in an environment variable. */
+function configuredWebhooks(key: ConfigKey) {
+  return (raw: unknown, origin: ValueOrigin): ConfiguredWebhook[] => {
+    let value = raw;
+    if (origin.isText && typeof raw === 'string') {
+      try {
+        value = JSON.parse(raw);
+      } catch {
+        throw invalid(key, 'a JSON list in an environment variable', raw, origin);
+      }
+    }
+    if (!Array.isArray(value)) throw invalid(key, 'a list of {url, secret, events}', raw, origin);
+    return value.map((item: unknown, index: number) => {
+      const where = `${key}[${index}]`;
+      const entry = (typeof item === 'object' && item !== null ? item : {}) as Record<string, unknown>;
+      const unknown = Object.keys(entry).find((name) => !['url', 'secret', 'events'].includes(name));
+      if (unknown) throw new ConfigError(`${where}: unknown key '${unknown}' (an endpoint has url, secret and events; in ${origin.source})`);
+      if (typeof entry.url !== 'string' || !/^https?:\/\//.test(entry.url)) throw new ConfigError(`${where}.url must be an http:// or https:// URL (in ${origin.source})`);
+      if (typeof entry.secret !== 'string' || !/^whsec_[A-Za-z0-9+/]{32,}={0,2}$/.test(entry.secret)) {
+        throw new ConfigError(`${where}.secret must be whsec_ and the base64 of at least 24 random bytes, e.g. whsec_$(openssl rand -base64 32) (in ${origin.source})`);
+      }
+      const events = entry.events ?? [...WEBHOOK_EVENTS];
+      if (!Array.isArray(events) || events.length === 0 || !events.every((type) => (WEBHOOK_EVENTS as readonly unknown[]).includes(type))) {
+        throw new ConfigError(`${where}.events must be a list of ${WEBHOOK_EVENTS.join(', ')} (in ${origin.source})`);
+      }
+      return { url: entry.url, secret: entry.secret, events: [...new Set(events as string[])] };
+    });
+  };
+}
+
 /** A mapping in the file; JSON in an environment variable. */
 function policy(key: ConfigKey) {
   return (raw: unknown, origin: ValueOrigin): Policy => {
@@ -240,6 +275,12 @@ export const SETTINGS = [
   ),
   setting('webhook_allow_private_targets', false, 'Deliver webhooks to loopback, private, link-local and cloud-metadata addresses too (the SSRF guard refuses them otherwise).', flag),
   setting('webhook_allow_http', false, 'Accept http:// webhook URLs; otherwise only https://.', flag),
+  setting(
+    'webhooks',
+    [],
+    'Self-hosted edition: endpoints that receive every event, signed (Standard Webhooks) and retried, e.g. [{url: "https://hooks.example.com/greenlight", secret: "whsec_<base64 of 32 random bytes>", events: [review.decided]}]; events default to all.',
+    configuredWebhooks,
+  ),
   setting('routing', NO_POLICY, 'Review policy: routing rules, default reviewers and expiry (see the README). Reloaded on SIGHUP or greenlight reload.', policy),
 ] as const;
 
@@ -256,6 +297,13 @@ export function checkConsistency(config: Config): void {
   }
   if (config.operator_key !== '' && config.operator_key.length < MIN_OPERATOR_KEY_LENGTH) {
     throw new ConfigError(`operator_key must be at least ${MIN_OPERATOR_KEY_LENGTH} characters (try: openssl rand -hex 32)`);
+  }
+  if (config.edition === 'hosted' && config.webhooks.length > 0) {
+    throw new ConfigError("webhooks belongs to the self-hosted edition: in the hosted edition each organization adds its own with POST /webhooks");
+  }
+  for (const [index, webhook] of config.webhooks.entries()) {
+    const problem = checkUrl(webhook.url, { allowHttp: config.webhook_allow_http, allowPrivate: config.webhook_allow_private_targets });
+    if (problem) throw new ConfigError(`webhooks[${index}].url ${problem}${webhook.url.startsWith('http:') ? ' (or set webhook_allow_http: true)' : ''}`);
   }
   if (config.edition === 'hosted' && config.enable_auth) {
     throw new ConfigError('enable_auth belongs to the self-hosted edition: the hosted edition always requires an organization\'s API key');

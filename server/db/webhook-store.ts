@@ -3,7 +3,7 @@ import type { Database } from './database';
 import { organizationRows } from './organization-rows';
 import { isoTime } from './time';
 import { transactionOf } from './unit-of-work';
-import type { AttemptOutcome, ClaimedDelivery, Tx, WebhookFields, WebhookRepository } from '../domain/ports';
+import type { AttemptOutcome, ClaimedDelivery, ConfiguredWebhook, Tx, WebhookFields, WebhookRepository } from '../domain/ports';
 import type { WebhookDeliveryRecord, WebhookRecord } from '../domain/records';
 
 interface WebhookRow {
@@ -127,13 +127,41 @@ export class WebhookStore implements WebhookRepository {
     return true;
   }
 
-  async subscribers(tx: Tx, organizationId: number, eventType: string): Promise<number[]> {
-    const rows = await this.db.sequelize.query<{ id: number; events: string }>('SELECT id, events FROM webhooks WHERE organization_id = $organizationId AND is_active = $active', {
-      bind: { organizationId, active: true },
+  async subscribers(tx: Tx, organizationId: number | null, eventType: string): Promise<number[]> {
+    const owner = organizationId === null ? 'organization_id IS NULL' : 'organization_id = $organizationId';
+    const rows = await this.db.sequelize.query<{ id: number; events: string }>(`SELECT id, events FROM webhooks WHERE ${owner} AND is_active = $active`, {
+      bind: organizationId === null ? { active: true } : { organizationId, active: true },
       type: QueryTypes.SELECT,
       transaction: transactionOf(tx),
     });
     return rows.filter((row) => (JSON.parse(row.events) as string[]).includes(eventType)).map((row) => Number(row.id));
+  }
+
+  async syncInstallationWebhooks(configured: readonly ConfiguredWebhook[], now: number): Promise<void> {
+    await this.db.write(async (transaction) => {
+      const rows = await this.db.sequelize.query<{ id: number; url: string }>('SELECT id, url FROM webhooks WHERE organization_id IS NULL', { type: QueryTypes.SELECT, transaction });
+      const wanted = new Map(configured.map((webhook) => [webhook.url, webhook]));
+      for (const row of rows) {
+        const webhook = wanted.get(row.url);
+        if (!webhook) {
+          await this.db.sequelize.query('DELETE FROM webhook_deliveries WHERE webhook_id = $id', { bind: { id: row.id }, transaction });
+          await this.db.sequelize.query('DELETE FROM webhooks WHERE id = $id', { bind: { id: row.id }, transaction });
+          continue;
+        }
+        wanted.delete(row.url);
+        await this.db.sequelize.query('UPDATE webhooks SET secret = $secret, events = $events, is_active = $active, disabled_reason = NULL, updated_at = $now WHERE id = $id', {
+          bind: { id: row.id, secret: webhook.secret, events: JSON.stringify(webhook.events), active: true, now },
+          transaction,
+        });
+      }
+      for (const webhook of wanted.values()) {
+        await this.db.sequelize.query(
+          `INSERT INTO webhooks (organization_id, url, events, description, secret, is_active, created_at, updated_at)
+           VALUES (NULL, $url, $events, $description, $secret, $active, $now, $now)`,
+          { bind: { url: webhook.url, events: JSON.stringify(webhook.events), description: 'from greenlight.yaml', secret: webhook.secret, active: true, now }, transaction },
+        );
+      }
+    });
   }
 
   async enqueue(tx: Tx, deliveries: Array<{ webhook_id: number; message_id: string; event_type: string; payload: string }>, now: number): Promise<void> {
@@ -168,7 +196,7 @@ export class WebhookStore implements WebhookRepository {
     return rows.map((row) => ({
       id: Number(row.id),
       webhook_id: Number(row.webhook_id),
-      organization_id: Number(row.organization_id),
+      organization_id: row.organization_id === null ? null : Number(row.organization_id),
       message_id: row.message_id,
       payload: row.payload,
       attempts: Number(row.attempts),

@@ -473,6 +473,13 @@ export interface WorkflowRepository {
   voters(organizationId: number, tx?: Tx): Promise<Voter[]>;
 }
 
+/** An endpoint of the self-hosted installation, as the `webhooks` setting names it. */
+export interface ConfiguredWebhook {
+  url: string;
+  secret: string;
+  events: string[];
+}
+
 export interface WebhookFields {
   url: string;
   events: string[];
@@ -484,7 +491,8 @@ export interface WebhookFields {
 export interface ClaimedDelivery {
   id: number;
   webhook_id: number;
-  organization_id: number;
+  /** Null for an endpoint of the self-hosted installation. */
+  organization_id: number | null;
   message_id: string;
   payload: string;
   attempts: number;
@@ -509,8 +517,10 @@ export interface WebhookRepository {
   delete(tx: Tx, organizationId: number, id: number): Promise<boolean>;
   /** A new secret; the one before it keeps signing too until `previousUntil`. */
   rotateSecret(tx: Tx, organizationId: number, id: number, secret: string, previousUntil: number, now: number): Promise<boolean>;
-  /** The active endpoints of the organization that receive `eventType`. */
-  subscribers(tx: Tx, organizationId: number, eventType: string): Promise<number[]>;
+  /** The active endpoints of the organization (null: the self-hosted installation's) that receive `eventType`. */
+  subscribers(tx: Tx, organizationId: number | null, eventType: string): Promise<number[]>;
+  /** Makes the installation's endpoints those of the `webhooks` setting: added, changed, or removed with their deliveries. */
+  syncInstallationWebhooks(configured: readonly ConfiguredWebhook[], now: number): Promise<void>;
   enqueue(tx: Tx, deliveries: Array<{ webhook_id: number; message_id: string; event_type: string; payload: string }>, now: number): Promise<void>;
   /** Holds up to `limit` due deliveries until `claimedUntil`, none of an endpoint in `busy`; several processes never hold the same one. */
   claimDue(now: number, claimedUntil: number, limit: number, busy: readonly number[]): Promise<ClaimedDelivery[]>;

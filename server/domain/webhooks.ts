@@ -40,13 +40,18 @@ function body(type: string, now: number, data: unknown): string {
 /** Writes, in a transaction, the deliveries its committed events owe the endpoints of their organizations. */
 export type WebhookEnqueuer = (tx: Tx, events: readonly PublishedEvent[]) => Promise<void>;
 
-export function webhookEnqueuer(webhooks: WebhookRepository, clock: Clock): WebhookEnqueuer {
+/**
+ * `installation`: the self-hosted edition, whose endpoints (from the `webhooks` setting) receive
+ * every event, whatever `organization_id` label it carries; otherwise each organization's own.
+ */
+export function webhookEnqueuer(webhooks: WebhookRepository, clock: Clock, installation: boolean): WebhookEnqueuer {
   return async (tx, events) => {
     const now = clock();
     for (const event of events) {
-      if (event.organization_id === null) continue;
+      const owner = installation ? null : event.organization_id;
+      if (!installation && owner === null) continue;
       const type = webhookTypeOf(event);
-      const subscribers = await webhooks.subscribers(tx, event.organization_id, type);
+      const subscribers = await webhooks.subscribers(tx, owner, type);
       if (subscribers.length === 0) continue;
       const payload = body(type, now, event.payload);
       await webhooks.enqueue(

@@ -164,12 +164,13 @@ export class WebhookDispatcher {
     return { kind: 'retry', nextAttemptAt: this.clock() + delay, statusCode, error, durationMs };
   }
 
-  /** The endpoint stops, with why, recorded in the audit log as the system's doing. */
+  /** The endpoint stops, with why, recorded in the organization's audit log as the system's doing. */
   private async disable(delivery: ClaimedDelivery, reason: string): Promise<void> {
+    const organizationId = delivery.organization_id;
     await asSystem(() =>
       this.options.unitOfWork.run(async (tx) => {
         await this.options.webhooks.disable(tx, delivery.webhook_id, reason, this.clock());
-        tx.audit({ organization_id: delivery.organization_id, action: 'webhook.disabled', target_type: 'webhook', target_id: delivery.webhook_id, data: { reason } });
+        if (organizationId !== null) tx.audit({ organization_id: organizationId, action: 'webhook.disabled', target_type: 'webhook', target_id: delivery.webhook_id, data: { reason } });
       }),
     );
     this.options.log.info('webhook endpoint disabled', { webhook_id: delivery.webhook_id, reason });

@@ -213,3 +213,25 @@ describe('the retry schedule, on a clock the test turns', () => {
     }
   });
 });
+
+describe('the self-hosted edition', () => {
+  it('delivers every event to the endpoints of its webhooks setting, signed with their secrets', async () => {
+    const secret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwMfKQ9r8GKYo=';
+    const selfHosted = await startTestServer({
+      webhooks: [{ url: `${receiverUrl}/self-hosted`, secret, events: ['review.created'] }],
+      webhook_allow_private_targets: true,
+      webhook_allow_http: true,
+    });
+    try {
+      const review = await call(selfHosted.url, 'POST', '/reviews', { task_type: 'deploy', proposed_action: 'Deploy 1.2.3', organization_id: 7 });
+      await eventually(() => at('/self-hosted').length === 1, 10_000, 'the delivery');
+      const [message] = at('/self-hosted');
+      expect(verifies(secret, message)).toBe(true);
+      expect(JSON.parse(message.body)).toMatchObject({ type: 'review.created', data: { id: review.body.id, organization_id: 7 } });
+      // The organizations' endpoints API is the hosted edition's.
+      expectProblem(await call(selfHosted.url, 'GET', '/webhooks'), 404);
+    } finally {
+      await selfHosted.dispose();
+    }
+  });
+});

@@ -78,6 +78,11 @@ describe('loadConfig', () => {
     ['edition: cloud\n', /^edition must be one of self-hosted, hosted \(got "cloud" from greenlight\.yaml\)$/],
     ['edition: hosted\noperator_key: short\n', /^operator_key must be at least 32 characters/],
     ['edition: hosted\nenable_auth: true\napi_key: 0123456789abcdef0123\n', /^enable_auth belongs to the self-hosted edition/],
+    ['webhooks:\n  - { url: "https://h.example/x", secret: "not-a-secret" }\n', /^webhooks\[0\]\.secret must be whsec_ and the base64 of at least 24 random bytes/],
+    ['webhooks:\n  - { url: "http://h.example/x", secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" }\n', /^webhooks\[0\]\.url must be an https:\/\/ URL \(or set webhook_allow_http: true\)$/],
+    ['webhooks:\n  - { url: "https://h.example/x", secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", events: [review.opened] }\n', /^webhooks\[0\]\.events must be a list of review\.created/],
+    ['edition: hosted\nwebhooks:\n  - { url: "https://h.example/x", secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" }\n', /^webhooks belongs to the self-hosted edition/],
+    ['webhook_retry_schedule: [5, "soon"]\n', /^webhook_retry_schedule\[1\] must be a duration/],
   ])('refuses %j with one clear line naming the key', (content, message) => {
     writeConfig(content);
     expect(() => loadConfig({ cwd: temp.dir, env: {} })).toThrowError(message);

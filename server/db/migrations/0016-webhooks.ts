@@ -9,7 +9,8 @@ import { DataTypes, type QueryInterface } from 'sequelize';
 export async function up({ context: queryInterface }: { context: QueryInterface }): Promise<void> {
   await queryInterface.createTable('webhooks', {
     id: { type: DataTypes.INTEGER, primaryKey: true, autoIncrement: true },
-    organization_id: { type: DataTypes.INTEGER, allowNull: false, references: { model: 'organizations', key: 'id' } },
+    // Null: an endpoint of the self-hosted installation, from the `webhooks` setting.
+    organization_id: { type: DataTypes.INTEGER, allowNull: true, references: { model: 'organizations', key: 'id' } },
     url: { type: DataTypes.STRING(2048), allowNull: false },
     // JSON list of event types.
     events: { type: DataTypes.TEXT, allowNull: false },
