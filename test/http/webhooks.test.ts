@@ -50,6 +50,7 @@ beforeAll(async () => {
     req.on('end', () => {
       const path = req.url ?? '/';
       received.push({ path, id: String(req.headers['webhook-id']), timestamp: String(req.headers['webhook-timestamp']), signature: String(req.headers['webhook-signature']), body });
+      if (path === '/redirect') return void res.writeHead(302, { location: `${receiverUrl}/landing` }).end();
       const answers = script[path] ?? [200];
       res.writeHead(answers.length > 1 ? (answers.shift() as number) : answers[0]).end();
     });
@@ -115,6 +116,16 @@ describe('webhooks', () => {
     expect(audit).toHaveLength(1);
     expect(audit[0].actor.type).toBe('system');
     expectProblem(await call(server.url, 'POST', `/webhooks/${hook.id}/test`, undefined, { headers: admin }), 409, /disabled/);
+  });
+
+  it('never follows a redirect: a 302 is a failed attempt, and the place it points at is not called', async () => {
+    const hook = await webhook('/redirect');
+    await call(server.url, 'POST', `/webhooks/${hook.id}/test`, undefined, { headers: admin });
+    const delivery = async (): Promise<any> => (await call(server.url, 'GET', `/webhooks/${hook.id}/deliveries`, undefined, { headers: admin })).body.deliveries[0];
+    await expect.poll(async () => (await delivery())?.last_status_code).toBe(302);
+    expect(await delivery()).toMatchObject({ status: 'pending', last_error: 'the receiver answered 302' });
+    expect(at('/landing')).toEqual([]);
+    await call(server.url, 'DELETE', `/webhooks/${hook.id}`, undefined, { headers: admin });
   });
 
   it('signs with both secrets for a day after a rotation', async () => {
