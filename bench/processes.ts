@@ -63,6 +63,8 @@ export interface GreenlightOptions {
   databaseUrl?: string;
   /** API processes (`--workers`, PostgreSQL only). */
   workers?: number;
+  /** Settings of the measurement's own (`GREENLIGHT_…`). */
+  settings?: NodeJS.ProcessEnv;
 }
 
 /**
@@ -79,7 +81,14 @@ export async function startGreenlight(dataDir: string, options: GreenlightOption
   const child = spawn(process.execPath, args, {
     // No greenlight.yaml there: defaults and the environment below only.
     cwd: dataDir,
-    env: { ...withoutGreenlightSettings(process.env), NODE_ENV: 'production', GREENLIGHT_DATA_DIR: dataDir, GREENLIGHT_BLOCKING_TIMEOUT_SECONDS: '3600', ...database },
+    env: {
+      ...withoutGreenlightSettings(process.env),
+      NODE_ENV: 'production',
+      GREENLIGHT_DATA_DIR: dataDir,
+      GREENLIGHT_BLOCKING_TIMEOUT_SECONDS: '3600',
+      ...database,
+      ...options.settings,
+    },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const url = `http://127.0.0.1:${apiPort}`;

@@ -3,11 +3,14 @@
  * as a user starts it, printed as a table and written to bench/results.json.
  * `--quick` runs a small version of every measurement (CI prints it, nobody judges it);
  * `--out <file>` writes the results elsewhere; `--only <section>[,<section>]` runs some of
- * delivery, waiters, throughput, reads, dashboard, pg-delivery, pg-throughput, pg-reads (while
+ * delivery, waiters, throughput, reads, dashboard, pg-delivery, pg-throughput, pg-reads, webhooks (while
  * working on one of them). The pg- sections need PostgreSQL (GREENLIGHT_BENCH_POSTGRES_URL, by
  * default postgres://postgres@127.0.0.1:5432/test) and record why they were skipped without it.
  */
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -458,6 +461,56 @@ async function postgresReads(scale: Scale): Promise<void> {
   );
 }
 
+/**
+ * Each decision's `review.decided` webhook, from the decide call's answer to its arrival at a
+ * receiver on this machine (the self-hosted `webhooks` setting: the same engine as the hosted
+ * edition's, whose outbox row commits with the decision).
+ */
+async function webhookDelivery(scale: Scale): Promise<void> {
+  const count = scale.latencyWaiters;
+  console.log(`\n9. Webhook delivery: ${count} decisions, each announced to a receiver on this machine`);
+  const arrivals = new Map<number, number>();
+  const receiver = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+    req.on('end', () => {
+      const event = JSON.parse(body) as { type: string; data: { id: number } };
+      if (event.type === 'review.decided') arrivals.set(event.data.id, performance.now());
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  const target = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/decisions`;
+  const dir = tempDir('webhooks');
+  const server = await startGreenlight(dir, {
+    settings: {
+      GREENLIGHT_WEBHOOKS: JSON.stringify([{ url: target, secret: `whsec_${randomBytes(32).toString('base64')}`, events: ['review.decided'] }]),
+      GREENLIGHT_WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+      GREENLIGHT_WEBHOOK_ALLOW_HTTP: 'true',
+    },
+  });
+  try {
+    const decidedAt = new Map<number, number>();
+    for (let n = 0; n < count; n += 1) {
+      const created = await request(`${server.url}/reviews`, 'POST', reviewBody(n));
+      const decided = await request(`${server.url}/reviews/${created.body.id}/decide`, 'POST', decisionFor(n));
+      if (decided.status !== 200) throw new Error(`decide answered ${decided.status}`);
+      decidedAt.set(created.body.id, decided.at);
+    }
+    const deadline = performance.now() + 60_000;
+    while (arrivals.size < count && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    const latencies = [...decidedAt].filter(([id]) => arrivals.has(id)).map(([id, at]) => Math.max(0, (arrivals.get(id) as number) - at));
+    const section = 'Webhook delivery';
+    record({ section, figure: 'decide response → webhook received, p50', value: percentile(latencies, 50), unit: 'ms', target: null, better: null });
+    record({ section, figure: 'decide response → webhook received, p99', value: percentile(latencies, 99), unit: 'ms', target: null, better: null });
+    record({ section, figure: 'decisions announced by webhook', value: latencies.length, unit: 'webhooks', target: count, better: 'higher' });
+  } finally {
+    await server.stop();
+    await new Promise((resolve) => receiver.close(resolve));
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 const SECTIONS: Record<string, (scale: Scale) => Promise<void>> = {
   delivery: decisionDelivery,
   waiters: concurrentWaiters,
@@ -467,6 +520,7 @@ const SECTIONS: Record<string, (scale: Scale) => Promise<void>> = {
   'pg-delivery': postgresDelivery,
   'pg-throughput': postgresThroughput,
   'pg-reads': postgresReads,
+  webhooks: webhookDelivery,
 };
 
 function printTable(): void {

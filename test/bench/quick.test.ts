@@ -45,6 +45,7 @@ describe('npm run bench -- --quick', () => {
           'PostgreSQL delivery (2 processes)',
           'PostgreSQL create throughput',
           'PostgreSQL reads at scale',
+          'Webhook delivery',
         ]),
       );
       for (const figure of results.figures) {
@@ -54,7 +55,7 @@ describe('npm run bench -- --quick', () => {
         if (measured && figure.target !== null) expect(figure.ratio, figure.figure).toBeCloseTo((figure.value as number) / figure.target, 6);
         expect(stdout).toContain(figure.figure);
       }
-      const answered = results.figures.filter((f) => f.figure === 'agents answered with their decision');
+      const answered = results.figures.filter((f) => f.figure === 'agents answered with their decision' || f.figure === 'decisions announced by webhook');
       expect(answered.map((f) => f.value)).toEqual(answered.map((f) => f.target));
     } finally {
       temp.remove();
