@@ -12,7 +12,7 @@ import type { Logger } from '../logging';
 import { type Caller, HOSTED_CALLERS } from './callers';
 import { isPublicPath, type KeyResolver, matchesSecret, principalOf, requireBearerKey } from './auth';
 import { sendProblem } from './problems';
-import { clearSessionCookie, sessionTokenOf } from './session-cookie';
+import { carriesCsrfToken, clearSessionCookie, sessionTokenOf } from './session-cookie';
 
 export interface HostedOptions {
   organizations: OrganizationService;
@@ -65,17 +65,13 @@ export function hostedAuthentication(hosted: HostedOptions, log: Logger, clock?:
         clearSessionCookie(req, res, hosted.secureCookies);
         return sendProblem(res, 401, 'your session has ended (signed out, expired, or your account deactivated); sign in again');
       }
-      if (!READ_ONLY_METHODS.has(req.method) && !sameToken(req.get('x-csrf-token'), found.csrfToken)) {
+      if (!READ_ONLY_METHODS.has(req.method) && !carriesCsrfToken(req, found.csrfToken)) {
         return sendProblem(res, 403, 'a change made with a session needs its CSRF token in the X-CSRF-Token header (from GET /sessions/current)');
       }
       res.locals.principal = found.principal;
       next();
     }, next);
   };
-}
-
-function sameToken(presented: string | undefined, expected: string): boolean {
-  return presented !== undefined && matchesSecret(expected)(presented);
 }
 
 /** The rest of the request runs on behalf of its caller: the audit entries of its changes name it. */

@@ -1,8 +1,15 @@
 import type { Request, Response } from 'express';
 import { SESSION_LIFETIME_MS } from '../domain/sign-in';
+import { matchesSecret } from './auth';
 
 /** The dashboard's session (hosted edition): HttpOnly, so no script reads it; SameSite=Strict, so no other site sends it. */
 export const SESSION_COOKIE = 'greenlight_session';
+
+/** Whether the request carries the session's CSRF token (`X-CSRF-Token`), compared in constant time. */
+export function carriesCsrfToken(req: Request, csrfToken: string): boolean {
+  const presented = req.get('x-csrf-token');
+  return presented !== undefined && matchesSecret(csrfToken)(presented);
+}
 
 /** The session token the request's `Cookie` header carries, or null. */
 export function sessionTokenOf(req: Request): string | null {

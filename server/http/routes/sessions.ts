@@ -1,8 +1,7 @@
 import { type Request, type Response, Router } from 'express';
 import type { SignedIn, SignInService } from '../../domain/sign-in';
-import { matchesSecret } from '../auth';
 import { sendProblem } from '../problems';
-import { clearSessionCookie, sessionTokenOf, setSessionCookie } from '../session-cookie';
+import { carriesCsrfToken, clearSessionCookie, sessionTokenOf, setSessionCookie } from '../session-cookie';
 import { TokenBuckets } from '../token-buckets';
 
 /**
@@ -224,8 +223,7 @@ export function sessionRoutes(signIn: SignInService, secureCookies: boolean, clo
     const token = sessionTokenOf(req);
     const found = token === null ? null : await signIn.authenticate(token);
     if (found) {
-      const presented = req.get('x-csrf-token');
-      if (presented === undefined || !matchesSecret(found.csrfToken)(presented)) {
+      if (!carriesCsrfToken(req, found.csrfToken)) {
         return sendProblem(res, 403, "signing out needs the session's CSRF token in the X-CSRF-Token header");
       }
       await signIn.signOut(token as string);
