@@ -16,7 +16,7 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'sqlite', include: ['test/**/*.test.ts', 'renderer/src/**/*.test.ts'] },
+        test: { name: 'sqlite', include: ['test/**/*.test.ts', 'test/**/*.test.mts', 'renderer/src/**/*.test.ts'] },
       },
       {
         // The HTTP and CLI tiers again, on PostgreSQL. Left out: tests of this machine's

@@ -38,6 +38,8 @@ function buildProgram(): Command {
     .description('Human review for AI agents: agents propose actions, people approve, reject or modify them.')
     .version(packageVersion)
     .showHelpAfterError()
+    // Lets `hook` hand its options to the hook untouched.
+    .enablePositionalOptions()
     .configureOutput({ outputError: (text, write) => write(text) });
 
   program
@@ -96,6 +98,18 @@ function buildProgram(): Command {
     .action(async (options: { config?: string; name: string; adminEmail?: string }) => (await import('./org.js')).runOrgCreate(options, process.stdout));
 
   program
+    .command('hook')
+    .description('answer an agent\'s approval hook with a Greenlight review: `greenlight hook claude-code --help`')
+    .argument('<agent>', 'the agent whose hook this is: claude-code')
+    .argument('[options...]', 'the hook\'s options (see `greenlight hook claude-code --help`)')
+    .helpOption(false)
+    .allowUnknownOption()
+    .passThroughOptions()
+    .action(async (agent: string, options: string[]) => {
+      process.exitCode = await runHook(agent, options);
+    });
+
+  program
     .command('logs')
     .description('show the most recent reviews as a table')
     .addOption(configOption())
@@ -104,6 +118,20 @@ function buildProgram(): Command {
     .action(async (options) => (await import('./logs.js')).runLogs(options, process.stdout));
 
   return program;
+}
+
+/** The part of the client package's hook module this command calls. */
+interface HookModule {
+  runClaudeCodeHook(args: string[], io: { stdin: NodeJS.ReadableStream; stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream; env: NodeJS.ProcessEnv }): Promise<number>;
+}
+
+async function runHook(agent: string, args: string[]): Promise<number> {
+  if (agent !== 'claude-code') throw new CliError(`hook: unknown agent "${agent}"; hooks exist for: claude-code`, 1);
+  // The hook lives in the client package (ESM, built after the server), so it is loaded by
+  // name at run time rather than compiled in.
+  const specifier: string = '@greenlight/client/claude-code';
+  const hooks = (await import(specifier)) as HookModule;
+  return hooks.runClaudeCodeHook(args, { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env });
 }
 
 export async function main(argv: string[]): Promise<void> {

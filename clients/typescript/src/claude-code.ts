@@ -1,0 +1,208 @@
+import { parseArgs } from 'node:util';
+import { GreenlightClient } from './client.js';
+import { GreenlightError } from './errors.js';
+import { ToolCallReviewer, type ToolCallOutcome, type ToolInput } from './tool-review.js';
+
+type PermissionDecision = 'allow' | 'deny' | 'ask';
+
+interface PreToolUse {
+  hook_event_name: 'PreToolUse';
+  tool_name: string;
+  tool_input: ToolInput;
+  tool_use_id?: string;
+  session_id?: string;
+  cwd?: string;
+  transcript_path?: string;
+  permission_mode?: string;
+}
+
+interface HookAnswer {
+  hookSpecificOutput: {
+    hookEventName: 'PreToolUse';
+    permissionDecision: PermissionDecision;
+    permissionDecisionReason: string;
+    updatedInput?: ToolInput;
+  };
+}
+
+export interface HookIo {
+  stdin: AsyncIterable<string | Uint8Array>;
+  stdout: { write(text: string): unknown };
+  stderr: { write(text: string): unknown };
+  env: Record<string, string | undefined>;
+}
+
+const USAGE = `Usage: greenlight hook claude-code [options]
+
+A Claude Code PreToolUse hook: reads the hook's JSON on standard input, files a review in
+Greenlight and waits for a person, then prints Claude Code's permission decision: allow,
+deny with the reviewer's notes, or allow with the edited input (modify).
+
+Options:
+  --api-url <url>        the Greenlight API (default: $GREENLIGHT_API_URL, else http://127.0.0.1:8000);
+                         the key, if any, comes from $GREENLIGHT_API_KEY
+  --tools <regex>        tools that need review (default: all); others get no answer, so
+                         Claude Code's own permission rules apply
+  --skip <regex>         tools that never need review, even if --tools matches them
+  --wait <seconds>       how long to wait for a decision (default: 50, inside Claude Code's
+                         60 s hook timeout; raise both together)
+  --reach-within <s>     how long to keep trying to reach Greenlight before giving up (default: 5)
+  --fallback <decision>  the answer when Greenlight cannot be reached or no one decides in
+                         time: deny (default, fail closed) or ask (Claude Code asks in the terminal)
+  --urgency <level>      low, medium, high or critical (default: the server's, medium)
+  -h, --help             show this help
+`;
+
+/** The one text argument a reviewer edits for Claude Code's tools; the others are shown as JSON. */
+const EDITABLE_FIELDS: Record<string, string> = { Bash: 'command' };
+
+const URGENCIES = ['low', 'medium', 'high', 'critical'] as const;
+
+class UsageError extends Error {}
+
+interface HookOptions {
+  apiUrl: string;
+  apiKey: string | undefined;
+  tools: RegExp;
+  skip: RegExp | undefined;
+  wait: number;
+  reachWithin: number;
+  fallback: 'deny' | 'ask';
+  urgency: (typeof URGENCIES)[number] | undefined;
+}
+
+function wholeRegex(source: string, option: string): RegExp {
+  try {
+    return new RegExp(`^(?:${source})$`);
+  } catch (error) {
+    throw new UsageError(`${option}: not a regular expression: ${(error as Error).message}`);
+  }
+}
+
+function seconds(text: string, option: string): number {
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || value < 1 || value > 86_400) throw new UsageError(`${option}: must be a whole number of seconds from 1 to 86400`);
+  return value;
+}
+
+function optionsFrom(args: string[], env: HookIo['env']): HookOptions | 'help' {
+  const { values } = parseArgs({
+    args,
+    strict: true,
+    options: {
+      'api-url': { type: 'string' },
+      tools: { type: 'string' },
+      skip: { type: 'string' },
+      wait: { type: 'string' },
+      'reach-within': { type: 'string' },
+      fallback: { type: 'string' },
+      urgency: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) return 'help';
+  const fallback = values.fallback ?? 'deny';
+  if (fallback !== 'deny' && fallback !== 'ask') throw new UsageError('--fallback: must be deny or ask');
+  const urgency = values.urgency as HookOptions['urgency'];
+  if (urgency !== undefined && !URGENCIES.includes(urgency)) throw new UsageError(`--urgency: must be one of ${URGENCIES.join(', ')}`);
+  return {
+    apiUrl: values['api-url'] ?? env.GREENLIGHT_API_URL ?? 'http://127.0.0.1:8000',
+    apiKey: env.GREENLIGHT_API_KEY || undefined,
+    tools: wholeRegex(values.tools ?? '.*', '--tools'),
+    skip: values.skip === undefined ? undefined : wholeRegex(values.skip, '--skip'),
+    wait: values.wait === undefined ? 50 : seconds(values.wait, '--wait'),
+    reachWithin: values['reach-within'] === undefined ? 5 : seconds(values['reach-within'], '--reach-within'),
+    fallback,
+    urgency,
+  };
+}
+
+async function readAll(stdin: HookIo['stdin']): Promise<string> {
+  const decoder = new TextDecoder();
+  let text = '';
+  for await (const chunk of stdin) text += typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true });
+  return text + decoder.decode();
+}
+
+function parseHookInput(text: string): PreToolUse {
+  let parsed: Partial<PreToolUse>;
+  try {
+    parsed = JSON.parse(text) as Partial<PreToolUse>;
+  } catch {
+    throw new UsageError('standard input is not JSON; Claude Code sends the hook its event as JSON');
+  }
+  if (parsed.hook_event_name !== 'PreToolUse') throw new UsageError(`this hook answers PreToolUse events, not ${String(parsed.hook_event_name)}`);
+  if (typeof parsed.tool_name !== 'string' || typeof parsed.tool_input !== 'object' || parsed.tool_input === null) {
+    throw new UsageError('the PreToolUse event has no tool_name or tool_input');
+  }
+  return parsed as PreToolUse;
+}
+
+function answer(permissionDecision: PermissionDecision, permissionDecisionReason: string, updatedInput?: ToolInput): HookAnswer {
+  return { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision, permissionDecisionReason, ...(updatedInput ? { updatedInput } : {}) } };
+}
+
+function answerFor(outcome: ToolCallOutcome, fallback: HookOptions['fallback']): HookAnswer {
+  if (outcome.outcome === 'approve') return answer('allow', outcome.message);
+  if (outcome.outcome === 'edit') return answer('allow', outcome.message, outcome.input);
+  const undecided = outcome.review?.status === 'pending';
+  return answer(undecided ? fallback : 'deny', outcome.message);
+}
+
+async function decide(event: PreToolUse, options: HookOptions): Promise<HookAnswer> {
+  const unreachable = new AbortController();
+  const started = Date.now();
+  const client = new GreenlightClient({ baseUrl: options.apiUrl, apiKey: options.apiKey });
+  const reviewer = new ToolCallReviewer(client, {
+    framework: 'claude-code',
+    editableFields: EDITABLE_FIELDS,
+    wait: options.wait,
+    urgency: options.urgency,
+    signal: unreachable.signal,
+    // Only a server that never answered is given up on early; one that did may be restarting.
+    onRetry: ({ reason, reviewId }) => {
+      if (reason === 'connection' && reviewId === undefined && Date.now() - started >= options.reachWithin * 1000) unreachable.abort(new Error('no answer'));
+    },
+    metadata: {
+      session_id: event.session_id,
+      cwd: event.cwd,
+      transcript_path: event.transcript_path,
+      permission_mode: event.permission_mode,
+    },
+  });
+  try {
+    // Claude Code's Bash calls say what the command is for; that is the agent's reasoning.
+    const reasoning = typeof event.tool_input.description === 'string' ? event.tool_input.description : undefined;
+    const outcome = await reviewer.review({ toolName: event.tool_name, input: event.tool_input, toolCallId: event.tool_use_id, reasoning });
+    return answerFor(outcome, options.fallback);
+  } catch (error) {
+    if (error instanceof GreenlightError && error.status < 500) {
+      return answer('deny', `Greenlight refused the review: ${error.problem.detail ?? error.message}`);
+    }
+    return answer(options.fallback, `Greenlight at ${options.apiUrl} could not be reached, so ${event.tool_name} was not reviewed: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * `greenlight hook claude-code`: answers one PreToolUse event. Exit code 0 with the decision
+ * as JSON; 2 (which Claude Code takes as "block the call") for arguments or input it cannot
+ * use, so a mistake in the set-up can never let a call through unreviewed.
+ */
+export async function runClaudeCodeHook(args: string[], io: HookIo): Promise<number> {
+  let options: HookOptions | 'help';
+  let event: PreToolUse;
+  try {
+    options = optionsFrom(args, io.env);
+    if (options === 'help') {
+      io.stdout.write(USAGE);
+      return 0;
+    }
+    event = parseHookInput(await readAll(io.stdin));
+  } catch (error) {
+    io.stderr.write(`greenlight hook claude-code: ${(error as Error).message}\n`);
+    return 2;
+  }
+  if (!options.tools.test(event.tool_name) || options.skip?.test(event.tool_name)) return 0;
+  io.stdout.write(`${JSON.stringify(await decide(event, options))}\n`);
+  return 0;
+}

@@ -1,0 +1,243 @@
+import createClient, { type Client } from 'openapi-fetch';
+import type { components, operations, paths } from './generated/openapi.js';
+import { GreenlightError, GreenlightUnavailableError, problemFrom, problemOf, type Problem } from './errors.js';
+import { streamEvents, type EventsOptions, type GreenlightEvent } from './events.js';
+import { Backoff, retryAfterMs, sleep, type RetryInfo, type RetryReason } from './retry.js';
+
+type Schemas = components['schemas'];
+export type Review = Schemas['Review'];
+export type ReviewInput = Omit<Schemas['ReviewCreate'], 'blocking'>;
+export type Decision = Schemas['Decision'];
+export type DecisionInput = Schemas['DecisionCreate'];
+export type VoteRecorded = Schemas['VoteRecorded'];
+export type Feedback = Schemas['Feedback'];
+export type FeedbackInput = Schemas['FeedbackCreate'];
+export type Attachment = Schemas['Attachment'];
+export type ReviewQuery = NonNullable<operations['listReviews']['parameters']['query']>;
+
+export interface GreenlightClientOptions {
+  /** The API, e.g. `http://127.0.0.1:8000`, or the dashboard's `http://localhost:8501/api`. */
+  baseUrl: string;
+  /** An API key (`Authorization: Bearer …`): the self-hosted `api_key`, or a hosted agent key. */
+  apiKey?: string;
+  fetch?: typeof globalThis.fetch;
+}
+
+export interface RequestReviewOptions {
+  /**
+   * How long to wait for the decision, in seconds; `true` (the default) waits until a person
+   * decides or `signal` aborts; `false` or 0 files the review and returns it, pending.
+   */
+  wait?: number | boolean;
+  signal?: AbortSignal;
+  /** Reuse a key to re-attach to the review an earlier call (or process) filed; default: a new one. */
+  idempotencyKey?: string;
+  onRetry?: (info: RetryInfo) => void;
+}
+
+export interface UploadOptions {
+  /** Defaults to the path's last segment, or the File's name. */
+  fileName?: string;
+  description?: string;
+  signal?: AbortSignal;
+}
+
+/**
+ * The longest one blocking request asks the server to hold it. Node's fetch gives up on an
+ * answer after 300 s; asking for less keeps every wait a clean 408 and re-attach.
+ */
+const LONGEST_SINGLE_WAIT_SECONDS = 240;
+
+/** Answers that mean "ask again, the same way": nothing was lost, and the key re-attaches. */
+const RETRIED_STATUSES: ReadonlyMap<number, RetryReason> = new Map([
+  [408, 'timeout'],
+  [409, 'busy'],
+  [429, 'busy'],
+  [502, 'unavailable'],
+  [503, 'unavailable'],
+  [504, 'unavailable'],
+  [507, 'busy'],
+]);
+
+function isDecided(review: Review): boolean {
+  return review.status !== 'pending';
+}
+
+function deadlineOf(wait: RequestReviewOptions['wait']): number {
+  if (wait === undefined || wait === true) return Number.POSITIVE_INFINITY;
+  if (wait === false) return 0;
+  return Date.now() + wait * 1000;
+}
+
+function reviewIdIn(problem: Problem): number | undefined {
+  return typeof problem.review_id === 'number' ? problem.review_id : undefined;
+}
+
+/**
+ * A Greenlight API client: every operation typed from the server's OpenAPI document (`api`),
+ * and the calls an agent makes, with what the wire does not say: retries that can never file
+ * a review twice, and waits that outlive timeouts, restarts and dropped connections.
+ */
+export class GreenlightClient {
+  /** Every operation of `/openapi.json`, typed (openapi-fetch): `api.GET('/reviews', …)`. */
+  readonly api: Client<paths>;
+  private readonly baseUrl: string;
+  private readonly headers: Record<string, string>;
+  private readonly fetch: typeof globalThis.fetch;
+
+  constructor(options: GreenlightClientOptions) {
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.headers = options.apiKey ? { Authorization: `Bearer ${options.apiKey}` } : {};
+    this.fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+    this.api = createClient<paths>({ baseUrl: this.baseUrl, headers: this.headers, fetch: (request) => this.fetch(request) });
+  }
+
+  /**
+   * Files a review and waits for a person's decision. Every attempt carries the same
+   * `Idempotency-Key`, so a 408, a 503 from a stopping server, or a dropped connection only
+   * re-attaches to the one review. Returns the decided review, or, once `wait` has passed,
+   * the review as it stands (still `pending`).
+   */
+  async requestReview(input: ReviewInput, options: RequestReviewOptions = {}): Promise<Review> {
+    const idempotencyKey = options.idempotencyKey ?? globalThis.crypto.randomUUID();
+    const deadline = deadlineOf(options.wait);
+    const blocking = deadline > Date.now();
+    const body = { ...input, blocking };
+    const backoff = new Backoff();
+    let reviewId: number | undefined;
+    let lastError: unknown;
+    for (let attempt = 1; ; attempt++) {
+      const headers: Record<string, string> = { 'Idempotency-Key': idempotencyKey };
+      if (blocking) headers.Prefer = `wait=${this.singleWaitSeconds(deadline)}`;
+      let reason: RetryReason;
+      let delayMs: number;
+      try {
+        const { data: review, error, response } = await this.api.POST('/reviews', { body, headers, signal: options.signal });
+        if (review) {
+          if (!blocking || isDecided(review)) return review;
+          reviewId = review.id;
+          reason = 'timeout';
+          delayMs = 0;
+        } else {
+          const problem = problemFrom(error, response);
+          const retried = RETRIED_STATUSES.get(response.status);
+          if (!retried) throw new GreenlightError(response.status, problem);
+          reviewId = reviewIdIn(problem) ?? reviewId;
+          reason = retried;
+          delayMs = retried === 'timeout' ? 0 : retryAfterMs(response, backoff.next());
+          lastError = new GreenlightError(response.status, problem);
+        }
+      } catch (error) {
+        if (options.signal?.aborted || error instanceof GreenlightError) throw error;
+        reason = 'connection';
+        delayMs = backoff.next();
+        lastError = error;
+      }
+      if (Date.now() + delayMs >= deadline) return this.pendingAtDeadline(reviewId, lastError);
+      options.onRetry?.({ reason, attempt, delayMs, reviewId });
+      await sleep(delayMs, options.signal);
+    }
+  }
+
+  async createReview(input: ReviewInput, options: { idempotencyKey?: string; signal?: AbortSignal } = {}): Promise<Review> {
+    return this.requestReview(input, { ...options, wait: false });
+  }
+
+  async getReview(reviewId: number, signal?: AbortSignal): Promise<Review> {
+    return this.expect(await this.api.GET('/reviews/{review_id}', { params: { path: { review_id: reviewId } }, signal }));
+  }
+
+  async listReviews(query: ReviewQuery = {}, signal?: AbortSignal): Promise<Schemas['ReviewList']> {
+    return this.expect(await this.api.GET('/reviews', { params: { query }, signal }));
+  }
+
+  /** The decision, or `null` while pending; `wait` long-polls up to that many seconds. */
+  async getDecision(reviewId: number, options: { wait?: number; signal?: AbortSignal } = {}): Promise<Decision | null> {
+    const query = options.wait ? { wait: options.wait } : {};
+    const result = await this.api.GET('/reviews/{review_id}/decision', { params: { path: { review_id: reviewId }, query }, signal: options.signal });
+    return this.expect(result) as Decision | null;
+  }
+
+  /**
+   * Decides a review. Answers the decision, or, for a vote that does not finish a hosted
+   * workflow, the vote recorded (202). A review already decided throws a 409 GreenlightError
+   * whose problem carries the decision that stands.
+   */
+  async decide(reviewId: number, decision: DecisionInput, signal?: AbortSignal): Promise<Decision | VoteRecorded> {
+    const result = await this.api.POST('/reviews/{review_id}/decide', { params: { path: { review_id: reviewId } }, body: decision, signal });
+    return this.expect(result) as Decision | VoteRecorded;
+  }
+
+  async feedback(reviewId: number, feedback: FeedbackInput, signal?: AbortSignal): Promise<Feedback> {
+    return this.expect(await this.api.POST('/reviews/{review_id}/feedback', { params: { path: { review_id: reviewId } }, body: feedback, signal }));
+  }
+
+  async listFeedback(reviewId: number, signal?: AbortSignal): Promise<Schemas['FeedbackList']> {
+    return this.expect(await this.api.GET('/reviews/{review_id}/feedback', { params: { path: { review_id: reviewId } }, signal }));
+  }
+
+  /** Attaches a file: a path (Node; streamed from disk) or a Blob / File (Node and browsers). */
+  async uploadAttachment(reviewId: number, file: string | Blob, options: UploadOptions = {}): Promise<Attachment> {
+    const { blob, name } = await blobOf(file, options.fileName);
+    const form = new FormData();
+    if (options.description !== undefined) form.append('description', options.description);
+    form.append('file', blob, name);
+    const response = await this.fetch(`${this.baseUrl}/reviews/${reviewId}/attachments`, {
+      method: 'POST',
+      headers: this.headers,
+      body: form,
+      signal: options.signal,
+    });
+    if (!response.ok) throw new GreenlightError(response.status, await problemOf(response));
+    return (await response.json()) as Attachment;
+  }
+
+  async listAttachments(reviewId: number, signal?: AbortSignal): Promise<Schemas['AttachmentList']> {
+    return this.expect(await this.api.GET('/reviews/{review_id}/attachments', { params: { path: { review_id: reviewId } }, signal }));
+  }
+
+  /** The attachment's bytes, checked against nothing: compare `sha256` from its record if it matters. */
+  async downloadAttachment(attachmentId: number, signal?: AbortSignal): Promise<Blob> {
+    const response = await this.fetch(`${this.baseUrl}/attachments/${attachmentId}/download`, { headers: this.headers, signal });
+    if (!response.ok) throw new GreenlightError(response.status, await problemOf(response));
+    return response.blob();
+  }
+
+  /**
+   * The live events (`GET /events`) as an async iterator. A dropped stream reconnects with
+   * `Last-Event-ID`, so nothing in between is missed; `break` or `signal` ends it.
+   */
+  events(options: EventsOptions = {}): AsyncGenerator<GreenlightEvent> {
+    return streamEvents({ url: `${this.baseUrl}/events`, headers: this.headers, fetch: this.fetch }, options);
+  }
+
+  private singleWaitSeconds(deadline: number): number {
+    const remaining = Math.ceil((deadline - Date.now()) / 1000);
+    return Math.max(1, Math.min(remaining, LONGEST_SINGLE_WAIT_SECONDS));
+  }
+
+  private async pendingAtDeadline(reviewId: number | undefined, lastError: unknown): Promise<Review> {
+    if (reviewId === undefined) {
+      throw new GreenlightUnavailableError('Greenlight did not take the review before the deadline', { cause: lastError });
+    }
+    try {
+      return await this.getReview(reviewId);
+    } catch (error) {
+      throw new GreenlightUnavailableError(`Greenlight could not be reached at the deadline; review ${reviewId} is filed`, { cause: error });
+    }
+  }
+
+  private expect<T>(result: { data?: T; error?: unknown; response: Response }): T {
+    if (result.response.ok) return result.data as T;
+    throw new GreenlightError(result.response.status, problemFrom(result.error, result.response));
+  }
+}
+
+async function blobOf(file: string | Blob, fileName: string | undefined): Promise<{ blob: Blob; name: string }> {
+  if (typeof file !== 'string') {
+    return { blob: file, name: fileName ?? ('name' in file && typeof file.name === 'string' ? file.name : 'attachment') };
+  }
+  // Loaded only for a path, so the client stays usable in a browser.
+  const [{ openAsBlob }, { basename }] = await Promise.all([import('node:fs'), import('node:path')]);
+  return { blob: await openAsBlob(file), name: fileName ?? basename(file) };
+}

@@ -1,0 +1,41 @@
+import type { components } from './generated/openapi.js';
+
+export type Problem = components['schemas']['Problem'] & Record<string, unknown>;
+
+/** An answer the client does not retry: the server's RFC 9457 problem, with its status. */
+export class GreenlightError extends Error {
+  readonly status: number;
+  readonly problem: Problem;
+
+  constructor(status: number, problem: Problem) {
+    super(`${status} ${problem.title ?? 'Error'}: ${problem.detail ?? 'no detail'}`);
+    this.name = 'GreenlightError';
+    this.status = status;
+    this.problem = problem;
+  }
+}
+
+/** Greenlight could not be reached (or kept answering 5xx) until the caller's deadline. */
+export class GreenlightUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'GreenlightUnavailableError';
+  }
+}
+
+/** The problem an error body holds, or one made from the status when it is not JSON (a proxy's page). */
+export function problemFrom(body: unknown, response: Response): Problem {
+  if (body && typeof body === 'object') return body as Problem;
+  const text = typeof body === 'string' ? body : '';
+  return { type: 'about:blank', title: response.statusText || `HTTP ${response.status}`, status: response.status, detail: text.slice(0, 500) };
+}
+
+/** Reads the problem of an answer fetched without openapi-fetch (uploads, downloads, events). */
+export async function problemOf(response: Response): Promise<Problem> {
+  const text = await response.text().catch(() => '');
+  try {
+    return problemFrom(JSON.parse(text), response);
+  } catch {
+    return problemFrom(text, response);
+  }
+}

@@ -1,0 +1,128 @@
+import type { components } from './generated/openapi.js';
+import { GreenlightError, problemOf } from './errors.js';
+import { Backoff, sleep } from './retry.js';
+
+type Schemas = components['schemas'];
+
+interface EventData {
+  'review.created': Schemas['Review'];
+  /** The review with its `decision`. */
+  'review.decided': Schemas['Review'];
+  /** A vote that did not finish a hosted workflow: the review, still pending, with its progress. */
+  'review.vote': Schemas['Review'];
+  'feedback.created': Schemas['Feedback'];
+  'attachment.created': Schemas['Attachment'];
+  'attachment.deleted': { id: number; review_id: number };
+}
+
+/** One live event: `type` tells what `data` is; `id` is its place in the server's outbox. */
+export type GreenlightEvent = { [Type in keyof EventData]: { type: Type; id: string | undefined; data: EventData[Type] } }[keyof EventData];
+
+export interface EventsOptions {
+  /** Start after this event (the `id` of one received earlier); by default, only new ones. */
+  lastEventId?: string;
+  signal?: AbortSignal;
+}
+
+interface EventSource {
+  url: string;
+  headers: Record<string, string>;
+  fetch: typeof globalThis.fetch;
+}
+
+interface RawEvent {
+  type: string;
+  id: string | undefined;
+  data: string;
+}
+
+/**
+ * Server-Sent Events over fetch (EventSource cannot send an Authorization header). A stream
+ * that ends or drops is opened again with `Last-Event-ID`; a refusal (4xx) throws.
+ */
+export async function* streamEvents(source: EventSource, options: EventsOptions): AsyncGenerator<GreenlightEvent> {
+  let lastEventId = options.lastEventId;
+  const backoff = new Backoff();
+  while (!options.signal?.aborted) {
+    let response: Response;
+    try {
+      const headers = { ...source.headers, Accept: 'text/event-stream', ...(lastEventId ? { 'Last-Event-ID': lastEventId } : {}) };
+      response = await source.fetch(source.url, { headers, signal: options.signal });
+    } catch {
+      if (options.signal?.aborted) return;
+      await sleepUnlessAborted(backoff.next(), options.signal);
+      continue;
+    }
+    if (response.status >= 400 && response.status < 500) throw new GreenlightError(response.status, await problemOf(response));
+    if (!response.ok || !response.body) {
+      await response.body?.cancel();
+      await sleepUnlessAborted(backoff.next(), options.signal);
+      continue;
+    }
+    backoff.reset();
+    try {
+      for await (const event of parseEventStream(response.body)) {
+        if (event.id !== undefined) lastEventId = event.id;
+        if (event.type in EVENT_TYPES) yield { type: event.type, id: event.id, data: JSON.parse(event.data) } as GreenlightEvent;
+      }
+    } catch {
+      if (options.signal?.aborted) return;
+      await sleepUnlessAborted(backoff.next(), options.signal);
+    }
+  }
+}
+
+const EVENT_TYPES: Record<keyof EventData, true> = {
+  'review.created': true,
+  'review.decided': true,
+  'review.vote': true,
+  'feedback.created': true,
+  'attachment.created': true,
+  'attachment.deleted': true,
+};
+
+async function sleepUnlessAborted(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  try {
+    await sleep(ms, signal);
+  } catch {
+    // Aborted: the loop's condition ends the stream.
+  }
+}
+
+/** The event stream format of the HTML standard: fields per line, events separated by a blank line. */
+async function* parseEventStream(body: ReadableStream<Uint8Array>): AsyncGenerator<RawEvent> {
+  const decoder = new TextDecoder();
+  const reader = body.getReader();
+  let buffer = '';
+  let event: RawEvent = { type: 'message', id: undefined, data: '' };
+  let dataLines: string[] = [];
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      buffer += decoder.decode(value, { stream: true });
+      let newline: number;
+      // Greenlight ends lines with \n; a \r before it (another server's CRLF) is dropped.
+      while ((newline = buffer.indexOf('\n')) >= 0) {
+        const line = buffer.slice(0, newline).replace(/\r$/, '');
+        buffer = buffer.slice(newline + 1);
+        if (line === '') {
+          if (dataLines.length > 0) yield { ...event, data: dataLines.join('\n') };
+          event = { type: 'message', id: event.id, data: '' };
+          dataLines = [];
+          continue;
+        }
+        if (line.startsWith(':')) continue;
+        const colon = line.indexOf(':');
+        const field = colon < 0 ? line : line.slice(0, colon);
+        const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
+        if (field === 'event') event.type = value;
+        else if (field === 'data') dataLines.push(value);
+        else if (field === 'id') event.id = value;
+      }
+    }
+  } finally {
+    reader.releaseLock();
+    await body.cancel().catch(() => undefined);
+  }
+}

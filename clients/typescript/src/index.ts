@@ -1,0 +1,20 @@
+export { GreenlightClient } from './client.js';
+export type {
+  Attachment,
+  Decision,
+  DecisionInput,
+  Feedback,
+  FeedbackInput,
+  GreenlightClientOptions,
+  RequestReviewOptions,
+  Review,
+  ReviewInput,
+  ReviewQuery,
+  UploadOptions,
+  VoteRecorded,
+} from './client.js';
+export { GreenlightError, GreenlightUnavailableError, type Problem } from './errors.js';
+export type { EventsOptions, GreenlightEvent } from './events.js';
+export type { RetryInfo, RetryReason } from './retry.js';
+export { ToolCallReviewer, type ToolCall, type ToolCallOutcome, type ToolInput, type ToolReviewOptions } from './tool-review.js';
+export type { components, operations, paths } from './generated/openapi.js';

@@ -1,0 +1,130 @@
+import { spawn } from 'node:child_process';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CLI, freePort } from '../support/cli';
+import { call, startTestServer, type TestServer } from '../support/server';
+
+// `greenlight hook claude-code` run as Claude Code runs it: a child process fed a real
+// PreToolUse event on standard input, answering on standard output.
+
+interface HookRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function runHook(args: string[], stdin: string): Promise<HookRun> {
+  return new Promise((resolve, reject) => {
+    const env = { ...process.env };
+    for (const key of Object.keys(env)) if (key.startsWith('GREENLIGHT_')) delete env[key];
+    const child = spawn(process.execPath, [CLI, 'hook', 'claude-code', ...args], { env });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(stdin);
+  });
+}
+
+function preToolUse(toolName: string, toolInput: Record<string, unknown>): string {
+  return JSON.stringify({
+    session_id: 'session-42',
+    transcript_path: '/home/dev/.claude/projects/shop/session-42.jsonl',
+    cwd: '/home/dev/shop',
+    permission_mode: 'default',
+    hook_event_name: 'PreToolUse',
+    tool_name: toolName,
+    tool_input: toolInput,
+    tool_use_id: 'toolu_01',
+  });
+}
+
+const BASH = { command: 'rm -rf build', description: 'Remove the build output' };
+
+describe('greenlight hook claude-code', () => {
+  let server: TestServer;
+  beforeEach(async () => {
+    server = await startTestServer();
+  });
+  afterEach(() => server.dispose());
+
+  /** Runs the hook for one event while a reviewer decides its review as soon as it is waiting. */
+  async function reviewed(toolName: string, toolInput: Record<string, unknown>, decision: Record<string, unknown>): Promise<{ run: HookRun; review: any }> {
+    const running = runHook(['--api-url', server.url, '--wait', '60'], preToolUse(toolName, toolInput));
+    let pending: any[] = [];
+    while (pending.length === 0) pending = (await call(server.url, 'GET', '/reviews?status=pending')).body.reviews;
+    const decided = await call(server.url, 'POST', `/reviews/${pending[0].id}/decide`, { reviewer_name: 'dana', ...decision });
+    expect(decided.status).toBe(200);
+    const run = await running;
+    return { run, review: (await call(server.url, 'GET', `/reviews/${pending[0].id}`)).body };
+  }
+
+  function answerOf(run: HookRun): any {
+    expect(run.code).toBe(0);
+    return JSON.parse(run.stdout).hookSpecificOutput;
+  }
+
+  it('allows an approved command, and files it as a review a person can read', async () => {
+    const { run, review } = await reviewed('Bash', BASH, { decision_type: 'approve', notes: 'fine' });
+    expect(answerOf(run)).toEqual({ hookEventName: 'PreToolUse', permissionDecision: 'allow', permissionDecisionReason: `Approved by dana in Greenlight review #${review.id}. Notes: fine` });
+    expect(review).toMatchObject({
+      task_type: 'claude-code:Bash',
+      framework: 'claude-code',
+      proposed_action: 'rm -rf build',
+      agent_reasoning: 'Remove the build output',
+      metadata: { tool_name: 'Bash', tool_input: BASH, tool_call_id: 'toolu_01', session_id: 'session-42', cwd: '/home/dev/shop', permission_mode: 'default' },
+    });
+  });
+
+  it('denies a rejected command with the reviewer\'s notes', async () => {
+    const { run } = await reviewed('Bash', BASH, { decision_type: 'reject', notes: 'Keep the build, we ship from it.' });
+    expect(answerOf(run)).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: 'Keep the build, we ship from it.' });
+  });
+
+  it('allows a modified Bash command with the edited command as updatedInput', async () => {
+    const { run } = await reviewed('Bash', BASH, { decision_type: 'modify', modified_action: 'rm -rf build/tmp' });
+    const answer = answerOf(run);
+    expect(answer.permissionDecision).toBe('allow');
+    expect(answer.updatedInput).toEqual({ command: 'rm -rf build/tmp', description: 'Remove the build output' });
+  });
+
+  it('reads a modified tool input back from JSON for other tools, and refuses an edit that is not JSON', async () => {
+    const write = { file_path: '/home/dev/shop/.env', content: 'DEBUG=true\n' };
+    const edited = { file_path: '/home/dev/shop/.env.local', content: 'DEBUG=true\n' };
+    const { run, review } = await reviewed('Write', write, { decision_type: 'modify', modified_action: JSON.stringify(edited) });
+    expect(JSON.parse(review.proposed_action)).toEqual(write);
+    expect(answerOf(run)).toMatchObject({ permissionDecision: 'allow', updatedInput: edited });
+
+    const garbled = await reviewed('Write', write, { decision_type: 'modify', modified_action: 'write it to .env.local instead' });
+    expect(answerOf(garbled.run)).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: expect.stringContaining('not a JSON object') });
+  });
+
+  it('denies when no one decides within --wait', async () => {
+    const answer = answerOf(await runHook(['--api-url', server.url, '--wait', '1'], preToolUse('Bash', BASH)));
+    expect(answer).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: expect.stringMatching(/No decision came in Greenlight review #\d+ in time/) });
+  });
+
+  it('answers nothing for tools outside --tools, so Claude Code\'s own rules apply, and files no review', async () => {
+    const run = await runHook(['--api-url', server.url, '--tools', 'Bash|Write', '--skip', 'Write'], preToolUse('Read', { file_path: '/etc/hosts' }));
+    expect(run).toMatchObject({ code: 0, stdout: '' });
+    const skipped = await runHook(['--api-url', server.url, '--tools', 'Bash|Write', '--skip', 'Write'], preToolUse('Write', { file_path: 'a', content: 'b' }));
+    expect(skipped).toMatchObject({ code: 0, stdout: '' });
+    expect((await call(server.url, 'GET', '/reviews')).body.total).toBe(0);
+  });
+
+  it('fails closed with deny when Greenlight is down, or asks with --fallback ask', async () => {
+    const nowhere = `http://127.0.0.1:${await freePort()}`;
+    const denied = answerOf(await runHook(['--api-url', nowhere, '--reach-within', '1'], preToolUse('Bash', BASH)));
+    expect(denied).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: expect.stringContaining('could not be reached') });
+    const asked = answerOf(await runHook(['--api-url', nowhere, '--reach-within', '1', '--fallback', 'ask'], preToolUse('Bash', BASH)));
+    expect(asked.permissionDecision).toBe('ask');
+  });
+
+  it('blocks the call (exit code 2) on input or arguments it cannot use', async () => {
+    expect(await runHook(['--api-url', server.url], 'not json')).toMatchObject({ code: 2, stderr: expect.stringContaining('not JSON') });
+    expect(await runHook(['--wait', 'soon'], preToolUse('Bash', BASH))).toMatchObject({ code: 2, stderr: expect.stringContaining('--wait') });
+    const help = await runHook(['--help'], '');
+    expect(help).toMatchObject({ code: 0, stdout: expect.stringContaining('Usage: greenlight hook claude-code') });
+  });
+});
