@@ -1,12 +1,12 @@
 import { GreenlightClient } from '@greenlight/client';
-import { greenlightToolApproval } from '@greenlight/client/ai-sdk';
+import { greenlightApprovalResponses, greenlightToolApproval } from '@greenlight/client/ai-sdk';
 import { greenlightInterrupts } from '@greenlight/client/langgraph';
 import { greenlightApprovals } from '@greenlight/client/openai-agents';
 import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Agent, type AgentInputItem, type Model, type ModelRequest, type ModelResponse, run, setTracingDisabled, tool as agentsTool, Usage } from '@openai/agents';
 import { Command, MemorySaver } from '@langchain/langgraph';
-import { generateText, isStepCount, tool as aiTool } from 'ai';
+import { generateText, isStepCount, type ModelMessage, tool as aiTool } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { AIMessage, createAgent, fakeModel, humanInTheLoopMiddleware, type BaseMessage, tool as langchainTool } from 'langchain';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -108,6 +108,36 @@ describe('AI SDK: greenlightToolApproval', () => {
       const denial = model.doGenerateCalls[1].prompt.at(-1);
       expect(JSON.stringify(denial)).toContain('Not on a Friday.');
     }
+  });
+
+  it.each(DECISIONS)('%s, in the manual flow (approval requests answered between calls)', async (_name, decision, expectedRuns) => {
+    const runs: string[] = [];
+    const model = scriptedModel();
+    const tools = {
+      runCommand: aiTool({
+        inputSchema: z.object({ command: z.string() }),
+        execute: async ({ command }) => {
+          runs.push(command);
+          return 'ok';
+        },
+      }),
+    };
+    const answer = greenlightApprovalResponses(client);
+    const decided = reviewer('ai-sdk:runCommand', decision);
+    const messages: ModelMessage[] = [{ role: 'user', content: 'Clean the build directory.' }];
+    for (;;) {
+      const result = await generateText({ model, tools, toolApproval: { runCommand: 'user-approval' }, messages, stopWhen: isStepCount(5) });
+      messages.push(...result.responseMessages);
+      const responses = await answer(result.content);
+      if (responses.length === 0) {
+        expect(result.text).toBe('done');
+        break;
+      }
+      messages.push({ role: 'tool', content: responses });
+    }
+    await decided;
+    expect(runs).toEqual(expectedRuns);
+    expect(await reviewCount('ai-sdk:runCommand')).toBe(1);
   });
 
   it('leaves tools it was not asked about alone', async () => {

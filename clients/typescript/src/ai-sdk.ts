@@ -1,4 +1,4 @@
-import type { ToolApprovalStatus } from 'ai';
+import type { ToolApprovalResponse, ToolApprovalStatus } from 'ai';
 import type { GreenlightClient } from './client.js';
 import { ToolCallReviewer, type ToolInput, type ToolReviewOptions } from './tool-review.js';
 
@@ -7,31 +7,81 @@ export interface AiSdkApprovalOptions extends Partial<ToolReviewOptions> {
   tools?: readonly string[] | ((toolName: string) => boolean);
 }
 
-/** The part of the AI SDK's approval call the helper reads. */
-interface ApprovalCall {
-  toolCall: { toolName: string; toolCallId: string; input: unknown };
+/** The parts of an AI SDK tool call the helpers read. */
+interface ToolCallPart {
+  toolName: string;
+  toolCallId: string;
+  input: unknown;
+}
+
+/** A `tool-approval-request` part of `result.content`, as far as the helpers read it. */
+interface ApprovalRequestPart {
+  type: string;
+  approvalId?: string;
+  toolCall?: ToolCallPart;
+  isAutomatic?: boolean;
+}
+
+type Verdict = { approved: boolean; reason: string };
+
+/**
+ * Asks Greenlight about one call. The AI SDK runs a call only with the arguments the model
+ * gave, so a modification is refused with the edited arguments in the reason; when the model
+ * calls again with them, that call is approved without asking again.
+ */
+function verdictsFrom(client: GreenlightClient, options: AiSdkApprovalOptions): (toolCall: ToolCallPart) => Promise<Verdict> {
+  const { tools: _tools, ...reviewOptions } = options;
+  const reviewer = new ToolCallReviewer(client, { framework: 'ai-sdk', ...reviewOptions });
+  return async (toolCall) => {
+    const input: ToolInput = typeof toolCall.input === 'object' && toolCall.input !== null ? (toolCall.input as ToolInput) : { input: toolCall.input };
+    const outcome = await reviewer.review({ toolName: toolCall.toolName, input, toolCallId: toolCall.toolCallId });
+    if (outcome.outcome === 'approve') return { approved: true, reason: outcome.message };
+    if (outcome.outcome === 'edit') return { approved: false, reason: reviewer.editAsRejection(toolCall.toolName, outcome) };
+    return { approved: false, reason: outcome.message };
+  };
+}
+
+function toolTest(tools: AiSdkApprovalOptions['tools']): (toolName: string) => boolean {
+  if (typeof tools === 'function') return tools;
+  return tools ? (name) => tools.includes(name) : () => true;
 }
 
 /**
- * An AI SDK 7 `toolApproval` function that asks Greenlight: each call of a reviewed tool
- * waits for a person, and runs only once they approve.
+ * An AI SDK 7 `toolApproval` function that asks Greenlight inside the call: each call of a
+ * reviewed tool waits for a person, and runs only once they approve.
  *
  *     generateText({ model, tools, toolApproval: greenlightToolApproval(client, { tools: ['runCommand'] }) })
- *
- * The AI SDK runs a call only with the arguments the model gave, so a modification is refused
- * with the edited arguments in the reason; when the model calls again with them, that call is
- * approved without asking again.
  */
-export function greenlightToolApproval(client: GreenlightClient, options: AiSdkApprovalOptions = {}): (call: ApprovalCall) => Promise<ToolApprovalStatus> {
-  const { tools, ...reviewOptions } = options;
-  const needsReview = typeof tools === 'function' ? tools : tools ? (name: string) => tools.includes(name) : () => true;
-  const reviewer = new ToolCallReviewer(client, { framework: 'ai-sdk', ...reviewOptions });
+export function greenlightToolApproval(client: GreenlightClient, options: AiSdkApprovalOptions = {}): (call: { toolCall: ToolCallPart }) => Promise<ToolApprovalStatus> {
+  const needsReview = toolTest(options.tools);
+  const verdictOn = verdictsFrom(client, options);
   return async ({ toolCall }) => {
     if (!needsReview(toolCall.toolName)) return 'not-applicable';
-    const input: ToolInput = typeof toolCall.input === 'object' && toolCall.input !== null ? (toolCall.input as ToolInput) : { input: toolCall.input };
-    const outcome = await reviewer.review({ toolName: toolCall.toolName, input, toolCallId: toolCall.toolCallId });
-    if (outcome.outcome === 'approve') return { type: 'approved', reason: outcome.message };
-    if (outcome.outcome === 'edit') return { type: 'denied', reason: reviewer.editAsRejection(toolCall.toolName, outcome) };
-    return { type: 'denied', reason: outcome.message };
+    const { approved, reason } = await verdictOn(toolCall);
+    return { type: approved ? 'approved' : 'denied', reason };
+  };
+}
+
+/**
+ * For the AI SDK's manual flow (`toolApproval` answering `'user-approval'`, so `generateText`
+ * ends with `tool-approval-request` parts): answers each request with a Greenlight decision,
+ * as the tool message to add before calling the model again.
+ *
+ *     const answer = greenlightApprovalResponses(client);
+ *     messages.push(...result.responseMessages, { role: 'tool', content: await answer(result.content) });
+ *
+ * Keep one per conversation: a modification's edited call is let through by the same one.
+ */
+export function greenlightApprovalResponses(client: GreenlightClient, options: AiSdkApprovalOptions = {}): (content: readonly ApprovalRequestPart[]) => Promise<ToolApprovalResponse[]> {
+  const needsReview = toolTest(options.tools);
+  const verdictOn = verdictsFrom(client, options);
+  return async (content) => {
+    const responses: ToolApprovalResponse[] = [];
+    for (const part of content) {
+      if (part.type !== 'tool-approval-request' || part.isAutomatic || !part.approvalId || !part.toolCall || !needsReview(part.toolCall.toolName)) continue;
+      const { approved, reason } = await verdictOn(part.toolCall);
+      responses.push({ type: 'tool-approval-response', approvalId: part.approvalId, approved, reason });
+    }
+    return responses;
   };
 }
