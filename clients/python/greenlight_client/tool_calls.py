@@ -1,0 +1,168 @@
+"""An agent's tool calls put to a person before they run, and LangGraph's interrupt shape.
+
+A review is made as Greenlight's TypeScript client makes it (clients/typescript), so a
+reviewer sees the same thing whichever language the agent is written in.
+"""
+import json
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Dict, List, Literal, Mapping, Optional, Sequence, TypedDict
+
+from .client import Client, Record
+
+_ALL_DECISIONS = ("approve", "edit", "reject")
+
+
+class ToolCallOutcome(TypedDict):
+    outcome: Literal["approve", "reject", "edit"]
+    # The arguments to call the tool with; None unless approved or edited.
+    input: Optional[Dict[str, Any]]
+    # For the model: why it was rejected, or the reviewer's notes on an edit.
+    message: Optional[str]
+    review: Record
+
+
+def review_tool_call(
+    client: Client,
+    tool_name: str,
+    tool_input: Dict[str, Any],
+    *,
+    framework: str = "langgraph",
+    task_type: Optional[str] = None,
+    editable_field: Optional[str] = None,
+    tool_call_id: Optional[str] = None,
+    reasoning: Optional[str] = None,
+    metadata: Optional[Record] = None,
+    wait: Optional[float] = None,
+) -> ToolCallOutcome:
+    """Asks a person whether the agent may call ``tool_name`` with ``tool_input``.
+
+    The reviewer edits one text argument directly (``editable_field``, or the only argument when
+    there is one and it is text); otherwise the review shows the arguments as JSON and an edit
+    must stay a JSON object. An edit that is not one, and a review still pending after ``wait``
+    seconds, come back as "reject": the tool does not run unless a person said so.
+    """
+    field = _editable_field_of(tool_input, editable_field)
+    review = client.request_review(
+        task_type=f"{framework}:{tool_name}" if task_type is None else task_type,
+        proposed_action=tool_input[field] if field is not None else json.dumps(tool_input, indent=2, ensure_ascii=False),
+        agent_reasoning=reasoning,
+        framework=framework,
+        metadata={
+            "tool_name": tool_name,
+            "tool_input": tool_input,
+            **({} if tool_call_id is None else {"tool_call_id": tool_call_id}),
+            **(metadata or {}),
+        },
+        wait=wait,
+    )
+    return _outcome_of(review, tool_input, field, wait)
+
+
+def resume_interrupt(
+    client: Client,
+    request: Mapping[str, Any],
+    *,
+    framework: str = "langgraph",
+    wait: Optional[float] = None,
+    **options: Any,
+) -> Dict[str, List[Record]]:
+    """Answers a LangChain/LangGraph human-in-the-loop interrupt with Greenlight reviews.
+
+    ``request`` is the interrupt's value, ``{"actionRequests": [...], "reviewConfigs": [...]}``
+    as LangChain.js writes it or ``{"action_requests": [...], "review_configs": [...]}`` as
+    LangChain's Python middleware does; the answer uses the same spelling. Resume the graph with
+    ``Command(resume=resume_interrupt(client, interrupt.value))``. ``options`` go to
+    ``review_tool_call`` (``task_type``, ``editable_field``, ``metadata``).
+    """
+    names = _SNAKE_CASE if "action_requests" in request else _CAMEL_CASE
+    actions: Sequence[Mapping[str, Any]] = request[names["action_requests"]]
+    allowed = {config[names["action_name"]]: config[names["allowed_decisions"]] for config in request.get(names["review_configs"]) or []}
+
+    def decide(action: Mapping[str, Any]) -> Record:
+        outcome = review_tool_call(
+            client, action["name"], action["args"], framework=framework, reasoning=action.get("description"), wait=wait, **options
+        )
+        return _interrupt_decision(action["name"], outcome, allowed.get(action["name"], _ALL_DECISIONS), names["edited_action"])
+
+    # All reviews at once, so the reviewer sees the whole batch rather than one call at a time; a
+    # review that could not be requested raises once the others have their answers.
+    with ThreadPoolExecutor(max_workers=max(1, len(actions))) as pool:
+        return {"decisions": list(pool.map(decide, actions))}
+
+
+_CAMEL_CASE = {
+    "action_requests": "actionRequests",
+    "review_configs": "reviewConfigs",
+    "action_name": "actionName",
+    "allowed_decisions": "allowedDecisions",
+    "edited_action": "editedAction",
+}
+_SNAKE_CASE = {name: name for name in _CAMEL_CASE}
+
+
+def _editable_field_of(tool_input: Mapping[str, Any], editable_field: Optional[str]) -> Optional[str]:
+    if editable_field is not None and isinstance(tool_input.get(editable_field), str):
+        return editable_field
+    if len(tool_input) == 1:
+        [(name, value)] = tool_input.items()
+        if isinstance(value, str):
+            return name
+    return None
+
+
+def _outcome_of(review: Record, tool_input: Dict[str, Any], field: Optional[str], wait: Optional[float]) -> ToolCallOutcome:
+    decision = review.get("decision")
+    if decision is None:
+        return _rejected(review, f"No decision came within {wait} s in Greenlight review #{review['id']}, so the call was not made.")
+    if decision["decision_type"] == "approve":
+        return {"outcome": "approve", "input": tool_input, "message": None, "review": review}
+    if decision["decision_type"] == "modify":
+        edit = decision["modified_action"]
+        edited = {**tool_input, field: edit} if field is not None else _json_object(edit)
+        if edited is None:
+            return _rejected(
+                review,
+                _with_notes(f"Not run: {_decided_by(review)} changed the call, but the change is not a JSON object of arguments: {edit}", review),
+            )
+        return {"outcome": "edit", "input": edited, "message": decision.get("notes"), "review": review}
+    return _rejected(review, decision.get("notes") or f"Rejected by {_decided_by(review)}.")
+
+
+def _rejected(review: Record, message: str) -> ToolCallOutcome:
+    return {"outcome": "reject", "input": None, "message": message, "review": review}
+
+
+def _decided_by(review: Record) -> str:
+    return f"{review['decision'].get('reviewer_name') or 'a reviewer'} in Greenlight review #{review['id']}"
+
+
+def _with_notes(sentence: str, review: Record) -> str:
+    notes = review["decision"].get("notes")
+    return f"{sentence} Notes: {notes}" if notes else sentence
+
+
+def _json_object(text: str) -> Optional[Dict[str, Any]]:
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _interrupt_decision(name: str, outcome: ToolCallOutcome, allowed: Sequence[str], edited_action: str) -> Record:
+    if outcome["outcome"] == "approve":
+        return {"type": "approve"}
+    if outcome["outcome"] == "reject":
+        return {"type": "reject", "message": outcome["message"]}
+    if "edit" not in allowed:
+        # The model can still carry out the reviewer's version, as a call of its own.
+        arguments = json.dumps(outcome["input"], ensure_ascii=False, separators=(",", ":"))
+        return {
+            "type": "reject",
+            "message": _with_notes(
+                f"Not run as proposed: {_decided_by(outcome['review'])} changed the arguments. "
+                f"Call {name} again with exactly these arguments: {arguments}",
+                outcome["review"],
+            ),
+        }
+    return {"type": "edit", edited_action: {"name": name, "args": outcome["input"]}}
