@@ -1,44 +1,10 @@
-import { spawn } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CLI, freePort } from '../support/cli';
+import { type HookRun, preToolUse, runHook } from '../support/claude-code';
+import { freePort } from '../support/cli';
 import { call, startTestServer, type TestServer } from '../support/server';
 
 // `greenlight hook claude-code` run as Claude Code runs it: a child process fed a real
 // PreToolUse event on standard input, answering on standard output.
-
-interface HookRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function runHook(args: string[], stdin: string): Promise<HookRun> {
-  return new Promise((resolve, reject) => {
-    const env = { ...process.env };
-    for (const key of Object.keys(env)) if (key.startsWith('GREENLIGHT_')) delete env[key];
-    const child = spawn(process.execPath, [CLI, 'hook', 'claude-code', ...args], { env });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(stdin);
-  });
-}
-
-function preToolUse(toolName: string, toolInput: Record<string, unknown>): string {
-  return JSON.stringify({
-    session_id: 'session-42',
-    transcript_path: '/home/dev/.claude/projects/shop/session-42.jsonl',
-    cwd: '/home/dev/shop',
-    permission_mode: 'default',
-    hook_event_name: 'PreToolUse',
-    tool_name: toolName,
-    tool_input: toolInput,
-    tool_use_id: 'toolu_01',
-  });
-}
 
 const BASH = { command: 'rm -rf build', description: 'Remove the build output' };
 
@@ -53,7 +19,10 @@ describe('greenlight hook claude-code', () => {
   async function reviewed(toolName: string, toolInput: Record<string, unknown>, decision: Record<string, unknown>): Promise<{ run: HookRun; review: any }> {
     const running = runHook(['--api-url', server.url, '--wait', '60'], preToolUse(toolName, toolInput));
     let pending: any[] = [];
-    while (pending.length === 0) pending = (await call(server.url, 'GET', '/reviews?status=pending')).body.reviews;
+    while (pending.length === 0) {
+      pending = (await call(server.url, 'GET', '/reviews?status=pending')).body.reviews;
+      if (pending.length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    }
     const decided = await call(server.url, 'POST', `/reviews/${pending[0].id}/decide`, { reviewer_name: 'dana', ...decision });
     expect(decided.status).toBe(200);
     const run = await running;
