@@ -105,6 +105,10 @@ function buildProgram(): Command {
     .helpOption(false)
     .allowUnknownOption()
     .passThroughOptions()
+    // Commander's own usage errors exit with 1, which would let the agent's call through.
+    .exitOverride((error) => {
+      process.exit(error.exitCode === 0 ? 0 : BLOCK_THE_CALL);
+    })
     .action(async (agent: string, options: string[]) => {
       process.exitCode = await runHook(agent, options);
     });
@@ -125,13 +129,22 @@ interface HookModule {
   runClaudeCodeHook(args: string[], io: { stdin: NodeJS.ReadableStream; stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream; env: NodeJS.ProcessEnv }): Promise<number>;
 }
 
+/** Claude Code blocks a tool call on exit code 2 and lets it through on any other failure. */
+const BLOCK_THE_CALL = 2;
+
 async function runHook(agent: string, args: string[]): Promise<number> {
-  if (agent !== 'claude-code') throw new CliError(`hook: unknown agent "${agent}"; hooks exist for: claude-code`, 1);
-  // The hook lives in the client package (ESM, built after the server), so it is loaded by
-  // name at run time rather than compiled in.
-  const specifier: string = '@greenlight/client/claude-code';
-  const hooks = (await import(specifier)) as HookModule;
-  return hooks.runClaudeCodeHook(args, { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env });
+  try {
+    if (agent !== 'claude-code') throw new Error(`unknown agent "${agent}"; hooks exist for: claude-code`);
+    // The hook lives in the client package (ESM, built after the server), so it is loaded by
+    // name at run time rather than compiled in.
+    const specifier: string = '@greenlight/client/claude-code';
+    const hooks = (await import(specifier)) as HookModule;
+    return await hooks.runClaudeCodeHook(args, { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env });
+  } catch (error) {
+    // A hook that cannot run must not let the call through unreviewed.
+    process.stderr.write(`greenlight hook: ${error instanceof Error ? error.message : String(error)}\n`);
+    return BLOCK_THE_CALL;
+  }
 }
 
 export async function main(argv: string[]): Promise<void> {

@@ -49,11 +49,17 @@ describe('the TypeScript client in a browser', () => {
     await page.addScriptTag({ url: '/load-client.js', type: 'module' });
     await page.waitForFunction(() => 'greenlight' in window);
 
+    type Page = { greenlight: typeof import('@greenlight/client'); firstEvent: Promise<IteratorResult<unknown>>; events: AsyncGenerator<unknown> };
+    await page.evaluate(() => {
+      const globals = window as unknown as Page;
+      globals.events = new globals.greenlight.GreenlightClient({ baseUrl: `${location.origin}/api` }).events();
+      globals.firstEvent = globals.events.next();
+    });
+    await expect.poll(() => server.eventStreams.count).toBe(1);
+
     const filed = await page.evaluate(async () => {
-      const { GreenlightClient } = (window as unknown as { greenlight: typeof import('@greenlight/client') }).greenlight;
-      const client = new GreenlightClient({ baseUrl: `${location.origin}/api` });
-      const events = client.events();
-      const firstEvent = events.next();
+      const { greenlight, events, firstEvent } = window as unknown as Page;
+      const client = new greenlight.GreenlightClient({ baseUrl: `${location.origin}/api` });
       const review = await client.createReview({ task_type: 'browser', proposed_action: 'Publish the post' });
       const event = (await firstEvent).value;
       await events.return(undefined);

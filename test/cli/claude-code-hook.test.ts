@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type HookRun, preToolUse, runHook } from '../support/claude-code';
-import { freePort } from '../support/cli';
+import { CLI, freePort, runNode } from '../support/cli';
 import { call, startTestServer, type TestServer } from '../support/server';
 
 // `greenlight hook claude-code` run as Claude Code runs it: a child process fed a real
@@ -93,6 +93,8 @@ describe('greenlight hook claude-code', () => {
   it('blocks the call (exit code 2) on input or arguments it cannot use', async () => {
     expect(await runHook(['--api-url', server.url], 'not json')).toMatchObject({ code: 2, stderr: expect.stringContaining('not JSON') });
     expect(await runHook(['--wait', 'soon'], preToolUse('Bash', BASH))).toMatchObject({ code: 2, stderr: expect.stringContaining('--wait') });
+    const unknownAgent = await runNode([CLI, 'hook', 'codex'], { cwd: server.dataDir });
+    expect(unknownAgent).toMatchObject({ code: 2, stderr: expect.stringContaining('unknown agent') });
     const help = await runHook(['--help'], '');
     expect(help).toMatchObject({ code: 0, stdout: expect.stringContaining('Usage: greenlight hook claude-code') });
   });

@@ -2,6 +2,7 @@ import email.utils
 import http.client
 import json
 import math
+import re
 import socket
 import time
 import urllib.error
@@ -36,9 +37,11 @@ _ANSWER_MARGIN_SECONDS = 30
 _FIRST_BACKOFF_SECONDS = 0.2
 _LONGEST_BACKOFF_SECONDS = 5.0
 
-# 503: the server is shutting down or holds too many waits; 502 and 504: a proxy in front of it
-# answers for a server that is restarting.
-_UNAVAILABLE_STATUSES = (502, 503, 504)
+# Answers after which the same request is sent again (the key re-attaches to the one review):
+# 408, the server's wait ran out; 503, it is shutting down or holds too many waits, and 502 and
+# 504, a proxy answering for a server that is restarting; 429, 409 while the first request with
+# the key is being stored, and 507, a full disk that stored nothing.
+_RETRIED_STATUSES = {408: "timeout", 502: "unavailable", 503: "unavailable", 504: "unavailable", 409: "busy", 429: "busy", 507: "busy"}
 
 _OPTIONAL_REVIEW_FIELDS = {"agent_reasoning", "confidence_score", "urgency", "framework", "metadata", "agent_id"}
 
@@ -63,18 +66,25 @@ class _Reply:
         text = self.body.decode("utf-8", errors="replace").strip()
         return {"title": http.client.responses.get(self.status, "Error"), "status": self.status, "detail": text[:1000]}
 
-    def retry_after(self) -> float:
-        """Seconds the server asked to wait (RFC 9110: seconds or an HTTP date); 1 when it did not say."""
+    def retry_after(self) -> Optional[float]:
+        """Seconds the server asked to wait (RFC 9110: seconds or an HTTP date); None when it did not say."""
+        if self.status == 408:
+            return 0.0
         value = self.headers.get("Retry-After")
         if value is None:
-            return 1.0
+            return None
         if value.strip().isdigit():
             return float(value.strip())
         try:
             when = email.utils.parsedate_to_datetime(value)
         except (TypeError, ValueError):
-            return 1.0
+            return None
         return max(0.0, when.timestamp() - time.time())
+
+    def applied_wait(self) -> Optional[int]:
+        """The server's cap on a blocking wait, from ``Preference-Applied: wait=N``."""
+        match = re.search(r"wait=(\d+)", self.headers.get("Preference-Applied") or "")
+        return int(match.group(1)) if match else None
 
 
 class Client:
@@ -138,31 +148,44 @@ class Client:
         deadline = None if wait is None else time.monotonic() + wait
         review_id: Optional[int] = None
         backoff = _FIRST_BACKOFF_SECONDS
+        longest_server_wait: Optional[int] = None
         resends = 0
         while True:
             seconds = _ROUND_SECONDS if deadline is None else max(1, math.ceil(deadline - time.monotonic()))
-            headers = {"Idempotency-Key": key, "Prefer": f"wait={seconds}"}
+            # Keys are kept 24 hours and a review can wait longer: once the review and the
+            # server's longest wait are known, the wait goes on as long-polls on the review itself.
+            polling = review_id is not None and longest_server_wait is not None
             try:
-                reply = self._send("POST", "/reviews", payload, headers, timeout=seconds + _ANSWER_MARGIN_SECONDS)
+                if polling:
+                    seconds = min(seconds, longest_server_wait)
+                    reply = self._send("GET", f"/reviews/{review_id}/decision?wait={seconds}", None, {}, timeout=seconds + _ANSWER_MARGIN_SECONDS)
+                else:
+                    headers = {"Idempotency-Key": key, "Prefer": f"wait={seconds}"}
+                    reply = self._send("POST", "/reviews", payload, headers, timeout=seconds + _ANSWER_MARGIN_SECONDS)
+                    longest_server_wait = reply.applied_wait() or longest_server_wait
             except _NETWORK_ERRORS:
-                reason, pause = "connection", backoff
+                reason, pause = "connection", None
+            else:
+                if reply.status in (200, 201):
+                    answer = reply.json()
+                    if polling and answer is not None:
+                        return self.get_review(review_id)
+                    if not polling and answer["status"] != "pending":
+                        return answer
+                    if not polling:
+                        # Only a server that ignored "blocking" answers this; wait on as after a 408.
+                        review_id = answer["id"]
+                    reason, pause = "timeout", 0.0
+                elif reply.status in _RETRIED_STATUSES:
+                    reason, pause = _RETRIED_STATUSES[reply.status], reply.retry_after()
+                    review_id = reply.problem().get("review_id", review_id)
+                else:
+                    raise GreenlightError(reply.status, reply.problem())
+            if pause is None:
+                pause = backoff
                 backoff = min(backoff * 2, _LONGEST_BACKOFF_SECONDS)
             else:
                 backoff = _FIRST_BACKOFF_SECONDS
-                if reply.status in (200, 201):
-                    review = reply.json()
-                    if review["status"] != "pending":
-                        return review
-                    # Only a server that ignored "blocking" answers this; wait on as after a 408.
-                    review_id, reason, pause = review["id"], "timeout", 0.0
-                elif reply.status == 408:
-                    review_id, reason, pause = reply.problem().get("review_id", review_id), "timeout", 0.0
-                elif reply.status in _UNAVAILABLE_STATUSES:
-                    review_id, reason, pause = reply.problem().get("review_id", review_id), "unavailable", reply.retry_after()
-                elif reply.status == 429 or (reply.status == 409 and "Retry-After" in reply.headers):
-                    reason, pause = "busy", reply.retry_after()
-                else:
-                    raise GreenlightError(reply.status, reply.problem())
             if deadline is not None and time.monotonic() + pause >= deadline:
                 time.sleep(max(0.0, deadline - time.monotonic()))
                 return self._review_at_deadline(review_id, key, wait)
@@ -238,7 +261,7 @@ class Client:
             raise TimeoutError(f"Greenlight stored no review within {wait} s; call again with idempotency_key={key!r} to pick it up")
         try:
             return self.get_review(review_id)
-        except _NETWORK_ERRORS as error:
+        except (*_NETWORK_ERRORS, GreenlightError) as error:
             raise TimeoutError(f"Greenlight review {review_id} could not be read at the end of the {wait} s wait: {error}") from error
 
     def _call(

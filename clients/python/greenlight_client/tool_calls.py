@@ -47,11 +47,12 @@ def review_tool_call(
         proposed_action=tool_input[field] if field is not None else json.dumps(tool_input, indent=2, ensure_ascii=False),
         agent_reasoning=reasoning,
         framework=framework,
+        # The call itself last, so no extra metadata can hide what the reviewer is approving.
         metadata={
+            **(metadata or {}),
             "tool_name": tool_name,
             "tool_input": tool_input,
             **({} if tool_call_id is None else {"tool_call_id": tool_call_id}),
-            **(metadata or {}),
         },
         wait=wait,
     )

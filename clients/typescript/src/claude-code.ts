@@ -44,8 +44,8 @@ Options:
   --tools <regex>        tools that need review (default: all); others get no answer, so
                          Claude Code's own permission rules apply
   --skip <regex>         tools that never need review, even if --tools matches them
-  --wait <seconds>       how long to wait for a decision (default: 50, inside Claude Code's
-                         60 s hook timeout; raise both together)
+  --wait <seconds>       how long to wait for a decision (default: 50, inside the shortest
+                         hook timeout Claude Code has had, 60 s; set the hook's timeout higher)
   --reach-within <s>     how long to keep trying to reach Greenlight before giving up (default: 5)
   --fallback <decision>  the answer when Greenlight cannot be reached or no one decides in
                          time: deny (default, fail closed) or ask (Claude Code asks in the terminal)
@@ -57,6 +57,8 @@ Options:
 const EDITABLE_FIELDS: Record<string, string> = { Bash: 'command' };
 
 const URGENCIES = ['low', 'medium', 'high', 'critical'] as const;
+
+const HARD_STOP_MARGIN_SECONDS = 3;
 
 class UsageError extends Error {}
 
@@ -145,13 +147,16 @@ function answer(permissionDecision: PermissionDecision, permissionDecisionReason
 function answerFor(outcome: ToolCallOutcome, fallback: HookOptions['fallback']): HookAnswer {
   if (outcome.outcome === 'approve') return answer('allow', outcome.message);
   if (outcome.outcome === 'edit') return answer('allow', outcome.message, outcome.input);
-  const undecided = outcome.review?.status === 'pending';
+  const undecided = outcome.review.status === 'pending';
   return answer(undecided ? fallback : 'deny', outcome.message);
 }
 
 async function decide(event: PreToolUse, options: HookOptions): Promise<HookAnswer> {
   const unreachable = new AbortController();
   const started = Date.now();
+  // Claude Code lets a call through when a hook outlives its timeout: whatever the network
+  // does, the hook answers (with the fallback) a few seconds after --wait.
+  const hardStop = setTimeout(() => unreachable.abort(new Error(`no answer within ${options.wait} s`)), (options.wait + HARD_STOP_MARGIN_SECONDS) * 1000);
   const client = new GreenlightClient({ baseUrl: options.apiUrl, apiKey: options.apiKey });
   const reviewer = new ToolCallReviewer(client, {
     framework: 'claude-code',
@@ -159,7 +164,7 @@ async function decide(event: PreToolUse, options: HookOptions): Promise<HookAnsw
     wait: options.wait,
     urgency: options.urgency,
     signal: unreachable.signal,
-    // Only a server that never answered is given up on early; one that did may be restarting.
+    // A server that never named the review is given up on early; one that did may be restarting.
     onRetry: ({ reason, reviewId }) => {
       if (reason === 'connection' && reviewId === undefined && Date.now() - started >= options.reachWithin * 1000) unreachable.abort(new Error('no answer'));
     },
@@ -180,6 +185,8 @@ async function decide(event: PreToolUse, options: HookOptions): Promise<HookAnsw
       return answer('deny', `Greenlight refused the review: ${error.problem.detail ?? error.message}`);
     }
     return answer(options.fallback, `Greenlight at ${options.apiUrl} could not be reached, so ${event.tool_name} was not reviewed: ${(error as Error).message}`);
+  } finally {
+    clearTimeout(hardStop);
   }
 }
 

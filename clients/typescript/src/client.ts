@@ -2,7 +2,7 @@ import createClient, { type Client } from 'openapi-fetch';
 import type { components, operations, paths } from './generated/openapi.js';
 import { GreenlightError, GreenlightUnavailableError, problemFrom, problemOf, type Problem } from './errors.js';
 import { streamEvents, type EventsOptions, type GreenlightEvent } from './events.js';
-import { Backoff, retryAfterMs, sleep, type RetryInfo, type RetryReason } from './retry.js';
+import { Backoff, retryAfterHeaderMs, sleep, type RetryInfo, type RetryReason } from './retry.js';
 
 type Schemas = components['schemas'];
 export type Review = Schemas['Review'];
@@ -48,6 +48,37 @@ export interface UploadOptions {
  */
 const LONGEST_SINGLE_WAIT_SECONDS = 240;
 
+/** How long past the wait it asked for an answer may take before the connection counts as dead. */
+const ANSWER_MARGIN_SECONDS = 30;
+
+/** Where a wait stands: what the answers so far said. */
+interface WaitState {
+  reviewId: number | undefined;
+  /** The server's `blocking_timeout_seconds`, as its `Preference-Applied` answered it. */
+  longestServerWait: number | undefined;
+  lastError: unknown;
+}
+
+/** The decided (or unwaited-for) review, or why and after how long to ask again. */
+type Step = { review: Review } | { reason: RetryReason; retryAfterMs: number | undefined };
+
+function secondsUntil(deadline: number): number {
+  const remaining = Math.ceil((deadline - Date.now()) / 1000);
+  return Math.max(1, Math.min(remaining, LONGEST_SINGLE_WAIT_SECONDS));
+}
+
+/** The caller's signal, also ending the one request after `seconds` (a server that took the connection but never answers). */
+function withTimeout(signal: AbortSignal | undefined, seconds: number): AbortSignal {
+  const timeout = AbortSignal.timeout(seconds * 1000);
+  return signal ? AbortSignal.any([signal, timeout]) : timeout;
+}
+
+/** A random key; `crypto.randomUUID` exists only in secure contexts (not a page on plain http). */
+function newIdempotencyKey(): string {
+  if (typeof globalThis.crypto.randomUUID === 'function') return globalThis.crypto.randomUUID();
+  return Array.from(globalThis.crypto.getRandomValues(new Uint8Array(16)), (byte) => byte.toString(16).padStart(2, '0')).join('');
+}
+
 /** Answers that mean "ask again, the same way": nothing was lost, and the key re-attaches. */
 const RETRIED_STATUSES: ReadonlyMap<number, RetryReason> = new Map([
   [408, 'timeout'],
@@ -66,6 +97,7 @@ function isDecided(review: Review): boolean {
 function deadlineOf(wait: RequestReviewOptions['wait']): number {
   if (wait === undefined || wait === true) return Number.POSITIVE_INFINITY;
   if (wait === false) return 0;
+  if (!Number.isFinite(wait) || wait < 0) throw new RangeError(`wait must be a number of seconds, true or false, not ${wait}`);
   return Date.now() + wait * 1000;
 }
 
@@ -99,48 +131,44 @@ export class GreenlightClient {
    * the review as it stands (still `pending`).
    */
   async requestReview(input: ReviewInput, options: RequestReviewOptions = {}): Promise<Review> {
-    const idempotencyKey = options.idempotencyKey ?? globalThis.crypto.randomUUID();
+    const idempotencyKey = options.idempotencyKey ?? newIdempotencyKey();
     const deadline = deadlineOf(options.wait);
     const blocking = deadline > Date.now();
     const body = { ...input, blocking };
     const backoff = new Backoff();
-    let reviewId: number | undefined;
-    let lastError: unknown;
+    const wait: WaitState = { reviewId: undefined, longestServerWait: undefined, lastError: undefined };
     for (let attempt = 1; ; attempt++) {
-      const headers: Record<string, string> = { 'Idempotency-Key': idempotencyKey };
-      if (blocking) headers.Prefer = `wait=${this.singleWaitSeconds(deadline)}`;
-      let reason: RetryReason;
-      let delayMs: number;
+      let step: Step;
       try {
-        const { data: review, error, response } = await this.api.POST('/reviews', { body, headers, signal: options.signal });
-        if (review) {
-          if (!blocking || isDecided(review)) return review;
-          reviewId = review.id;
-          reason = 'timeout';
-          delayMs = 0;
-        } else {
-          const problem = problemFrom(error, response);
-          const retried = RETRIED_STATUSES.get(response.status);
-          if (!retried) throw new GreenlightError(response.status, problem);
-          reviewId = reviewIdIn(problem) ?? reviewId;
-          reason = retried;
-          delayMs = retried === 'timeout' ? 0 : retryAfterMs(response, backoff.next());
-          lastError = new GreenlightError(response.status, problem);
-        }
+        // Once the review and the server's longest wait are known, the wait goes on with
+        // long-polls on the review itself: the key is kept only 24 hours, a review can wait longer.
+        step =
+          wait.reviewId !== undefined && wait.longestServerWait !== undefined
+            ? await this.pollDecision(wait.reviewId, Math.min(wait.longestServerWait, secondsUntil(deadline)), options.signal)
+            : await this.postReview(body, idempotencyKey, blocking ? secondsUntil(deadline) : undefined, wait, options.signal);
       } catch (error) {
         if (options.signal?.aborted || error instanceof GreenlightError) throw error;
-        reason = 'connection';
-        delayMs = backoff.next();
-        lastError = error;
+        wait.lastError = error;
+        step = { reason: 'connection', retryAfterMs: undefined };
       }
-      if (Date.now() + delayMs >= deadline) return this.pendingAtDeadline(reviewId, lastError);
-      options.onRetry?.({ reason, attempt, delayMs, reviewId });
+      if ('review' in step) return step.review;
+      if (step.retryAfterMs === undefined && step.reason !== 'timeout') {
+        step.retryAfterMs = backoff.next();
+      } else {
+        backoff.reset();
+      }
+      const delayMs = step.retryAfterMs ?? 0;
+      if (Date.now() + delayMs >= deadline) return this.pendingAtDeadline(wait, options.signal);
+      options.onRetry?.({ reason: step.reason, attempt, delayMs, reviewId: wait.reviewId });
       await sleep(delayMs, options.signal);
     }
   }
 
+  /** One `POST /reviews`, without retries; `idempotencyKey` makes a retry of your own safe. */
   async createReview(input: ReviewInput, options: { idempotencyKey?: string; signal?: AbortSignal } = {}): Promise<Review> {
-    return this.requestReview(input, { ...options, wait: false });
+    const headers = options.idempotencyKey ? { 'Idempotency-Key': options.idempotencyKey } : {};
+    const signal = withTimeout(options.signal, ANSWER_MARGIN_SECONDS);
+    return this.expect(await this.api.POST('/reviews', { body: { ...input, blocking: false }, headers, signal }));
   }
 
   async getReview(reviewId: number, signal?: AbortSignal): Promise<Review> {
@@ -211,19 +239,49 @@ export class GreenlightClient {
     return streamEvents({ url: `${this.baseUrl}/events`, headers: this.headers, fetch: this.fetch }, options);
   }
 
-  private singleWaitSeconds(deadline: number): number {
-    const remaining = Math.ceil((deadline - Date.now()) / 1000);
-    return Math.max(1, Math.min(remaining, LONGEST_SINGLE_WAIT_SECONDS));
+  /** A blocking create (or, without `waitSeconds`, a plain one) with the request's key. */
+  private async postReview(body: ReviewInput & { blocking: boolean }, idempotencyKey: string, waitSeconds: number | undefined, wait: WaitState, signal: AbortSignal | undefined): Promise<Step> {
+    const headers: Record<string, string> = { 'Idempotency-Key': idempotencyKey };
+    if (waitSeconds !== undefined) headers.Prefer = `wait=${waitSeconds}`;
+    const { data: review, error, response } = await this.api.POST('/reviews', { body, headers, signal: withTimeout(signal, (waitSeconds ?? 0) + ANSWER_MARGIN_SECONDS) });
+    const applied = /wait=(\d+)/.exec(response.headers.get('preference-applied') ?? '')?.[1];
+    if (applied) wait.longestServerWait = Number(applied);
+    if (review) {
+      if (waitSeconds === undefined || isDecided(review)) return { review };
+      wait.reviewId = review.id;
+      return { reason: 'timeout', retryAfterMs: 0 };
+    }
+    return this.retryableProblem(response, problemFrom(error, response), wait);
   }
 
-  private async pendingAtDeadline(reviewId: number | undefined, lastError: unknown): Promise<Review> {
-    if (reviewId === undefined) {
-      throw new GreenlightUnavailableError('Greenlight did not take the review before the deadline', { cause: lastError });
+  /** A long-poll on the review's decision; the decided review when one came. */
+  private async pollDecision(reviewId: number, waitSeconds: number, signal: AbortSignal | undefined): Promise<Step> {
+    const attemptSignal = withTimeout(signal, waitSeconds + ANSWER_MARGIN_SECONDS);
+    const { data: decision, error, response } = await this.api.GET('/reviews/{review_id}/decision', {
+      params: { path: { review_id: reviewId }, query: { wait: waitSeconds } },
+      signal: attemptSignal,
+    });
+    if (response.ok) return decision ? { review: await this.getReview(reviewId, withTimeout(signal, ANSWER_MARGIN_SECONDS)) } : { reason: 'timeout', retryAfterMs: 0 };
+    return this.retryableProblem(response, problemFrom(error, response), { reviewId, longestServerWait: waitSeconds, lastError: undefined });
+  }
+
+  private retryableProblem(response: Response, problem: Problem, wait: WaitState): Step {
+    const reason = RETRIED_STATUSES.get(response.status);
+    if (!reason) throw new GreenlightError(response.status, problem);
+    wait.reviewId = reviewIdIn(problem) ?? wait.reviewId;
+    wait.lastError = new GreenlightError(response.status, problem);
+    return { reason, retryAfterMs: reason === 'timeout' ? 0 : retryAfterHeaderMs(response) };
+  }
+
+  private async pendingAtDeadline(wait: WaitState, signal: AbortSignal | undefined): Promise<Review> {
+    if (wait.reviewId === undefined) {
+      throw new GreenlightUnavailableError('Greenlight did not take the review before the deadline', { cause: wait.lastError });
     }
     try {
-      return await this.getReview(reviewId);
+      return await this.getReview(wait.reviewId, withTimeout(signal, ANSWER_MARGIN_SECONDS));
     } catch (error) {
-      throw new GreenlightUnavailableError(`Greenlight could not be reached at the deadline; review ${reviewId} is filed`, { cause: error });
+      if (signal?.aborted) throw error;
+      throw new GreenlightUnavailableError(`Greenlight could not be reached at the deadline; review ${wait.reviewId} is filed`, { cause: error });
     }
   }
 

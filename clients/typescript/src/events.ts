@@ -1,6 +1,6 @@
 import type { components } from './generated/openapi.js';
 import { GreenlightError, problemOf } from './errors.js';
-import { Backoff, sleep } from './retry.js';
+import { Backoff, retryAfterHeaderMs, sleep } from './retry.js';
 
 type Schemas = components['schemas'];
 
@@ -38,37 +38,37 @@ interface RawEvent {
 
 /**
  * Server-Sent Events over fetch (EventSource cannot send an Authorization header). A stream
- * that ends or drops is opened again with `Last-Event-ID`; a refusal (4xx) throws.
+ * that ends or drops is opened again with `Last-Event-ID`, after the server's `retry:` or a
+ * growing pause (reset once an event arrives), so a server that ends streams at once is not
+ * hammered; 408 and 429 wait too, any other refusal (4xx) throws.
  */
 export async function* streamEvents(source: EventSource, options: EventsOptions): AsyncGenerator<GreenlightEvent> {
   let lastEventId = options.lastEventId;
   const backoff = new Backoff();
+  const stream = { reconnectMs: undefined as number | undefined };
   while (!options.signal?.aborted) {
-    let response: Response;
+    let pauseMs: number | undefined;
     try {
       const headers = { ...source.headers, Accept: 'text/event-stream', ...(lastEventId ? { 'Last-Event-ID': lastEventId } : {}) };
-      response = await source.fetch(source.url, { headers, signal: options.signal });
-    } catch {
-      if (options.signal?.aborted) return;
-      await sleepUnlessAborted(backoff.next(), options.signal);
-      continue;
-    }
-    if (response.status >= 400 && response.status < 500) throw new GreenlightError(response.status, await problemOf(response));
-    if (!response.ok || !response.body) {
-      await response.body?.cancel();
-      await sleepUnlessAborted(backoff.next(), options.signal);
-      continue;
-    }
-    backoff.reset();
-    try {
-      for await (const event of parseEventStream(response.body)) {
-        if (event.id !== undefined) lastEventId = event.id;
-        if (event.type in EVENT_TYPES) yield { type: event.type, id: event.id, data: JSON.parse(event.data) } as GreenlightEvent;
+      const response = await source.fetch(source.url, { headers, signal: options.signal });
+      if (response.status >= 400 && response.status < 500 && response.status !== 408 && response.status !== 429) {
+        throw new GreenlightError(response.status, await problemOf(response));
       }
-    } catch {
+      if (!response.ok || !response.body) {
+        await response.body?.cancel();
+        pauseMs = retryAfterHeaderMs(response);
+      } else {
+        for await (const event of parseEventStream(response.body, stream)) {
+          backoff.reset();
+          if (event.id !== undefined) lastEventId = event.id;
+          if (Object.hasOwn(EVENT_TYPES, event.type)) yield { type: event.type, id: event.id, data: JSON.parse(event.data) } as GreenlightEvent;
+        }
+      }
+    } catch (error) {
       if (options.signal?.aborted) return;
-      await sleepUnlessAborted(backoff.next(), options.signal);
+      if (error instanceof GreenlightError) throw error;
     }
+    await sleepUnlessAborted(pauseMs ?? stream.reconnectMs ?? backoff.next(), options.signal);
   }
 }
 
@@ -90,7 +90,7 @@ async function sleepUnlessAborted(ms: number, signal: AbortSignal | undefined): 
 }
 
 /** The event stream format of the HTML standard: fields per line, events separated by a blank line. */
-async function* parseEventStream(body: ReadableStream<Uint8Array>): AsyncGenerator<RawEvent> {
+async function* parseEventStream(body: ReadableStream<Uint8Array>, stream: { reconnectMs: number | undefined }): AsyncGenerator<RawEvent> {
   const decoder = new TextDecoder();
   const reader = body.getReader();
   let buffer = '';
@@ -119,6 +119,7 @@ async function* parseEventStream(body: ReadableStream<Uint8Array>): AsyncGenerat
         if (field === 'event') event.type = value;
         else if (field === 'data') dataLines.push(value);
         else if (field === 'id') event.id = value;
+        else if (field === 'retry' && /^\d+$/.test(value)) stream.reconnectMs = Number(value);
       }
     }
   } finally {

@@ -5,7 +5,7 @@ import { ToolCallReviewer, type ToolCallOutcome, type ToolReviewOptions } from '
 /**
  * Answers LangGraph's human-in-the-loop interrupt (the `HITLRequest` that LangChain's
  * `humanInTheLoopMiddleware` raises with `interrupt()`) with Greenlight decisions, one review
- * per action, as the `HITLResponse` to resume with:
+ * per action, all filed at once, as the `HITLResponse` to resume with:
  *
  *     const answer = greenlightInterrupts(client);
  *     let state = await agent.invoke(input, config);
@@ -20,12 +20,14 @@ import { ToolCallReviewer, type ToolCallOutcome, type ToolReviewOptions } from '
 export function greenlightInterrupts(client: GreenlightClient, options: Partial<ToolReviewOptions> = {}): (request: HITLRequest) => Promise<HITLResponse> {
   const reviewer = new ToolCallReviewer(client, { framework: 'langgraph', ...options });
   return async (request) => {
-    const decisions: Decision[] = [];
-    for (const action of request.actionRequests) {
-      const allowed = request.reviewConfigs.find((config) => config.actionName === action.name)?.allowedDecisions ?? ['approve', 'edit', 'reject'];
-      const outcome = await reviewer.review({ toolName: action.name, input: action.args, reasoning: action.description });
-      decisions.push(decisionFor(action.name, outcome, allowed, reviewer));
-    }
+    // Every action is filed at once, so the reviewer sees the whole batch, not one call at a time.
+    const decisions = await Promise.all(
+      request.actionRequests.map(async (action): Promise<Decision> => {
+        const allowed = request.reviewConfigs.find((config) => config.actionName === action.name)?.allowedDecisions ?? ['approve', 'edit', 'reject'];
+        const outcome = await reviewer.review({ toolName: action.name, input: action.args, reasoning: action.description });
+        return decisionFor(action.name, outcome, allowed, reviewer);
+      }),
+    );
     return { decisions };
   };
 }

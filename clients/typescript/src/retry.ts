@@ -21,7 +21,7 @@ export interface RetryInfo {
 const FIRST_BACKOFF_MS = 200;
 const LONGEST_BACKOFF_MS = 5_000;
 
-/** Doubling delays for answers that carry no Retry-After, reset by any answer that does come. */
+/** Doubling delays for failures that say nothing of when to come back; reset by a wait that went as asked. */
 export class Backoff {
   private nextMs = FIRST_BACKOFF_MS;
 
@@ -36,14 +36,14 @@ export class Backoff {
   }
 }
 
-/** `Retry-After` in milliseconds (seconds or an HTTP date), or the fallback. */
-export function retryAfterMs(response: Response, fallbackMs: number): number {
+/** `Retry-After` in milliseconds (seconds or an HTTP date); undefined when the answer has none. */
+export function retryAfterHeaderMs(response: Response): number | undefined {
   const header = response.headers.get('retry-after');
-  if (!header) return fallbackMs;
+  if (!header) return undefined;
   const seconds = Number(header);
   if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
   const date = Date.parse(header);
-  return Number.isNaN(date) ? fallbackMs : Math.max(0, date - Date.now());
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
 }
 
 /** Waits `ms`, or rejects with the signal's reason as soon as it aborts. */

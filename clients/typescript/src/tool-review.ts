@@ -17,7 +17,7 @@ export interface ToolCall {
 export type ToolCallOutcome =
   | { outcome: 'approve'; input: ToolInput; review: Review; message: string }
   | { outcome: 'edit'; input: ToolInput; review: Review; message: string }
-  | { outcome: 'reject'; review: Review | undefined; message: string };
+  | { outcome: 'reject'; review: Review; message: string };
 
 export interface ToolReviewOptions {
   /** Names the framework in the review (`framework`) and its task type, `<framework>:<tool name>`. */
@@ -102,7 +102,8 @@ export class ToolCallReviewer {
         framework: this.options.framework,
         urgency: this.options.urgency,
         agent_id: this.options.agentId,
-        metadata: { tool_name: call.toolName, tool_input: call.input, ...(call.toolCallId ? { tool_call_id: call.toolCallId } : {}), ...this.options.metadata },
+        // The call itself last, so no extra metadata can hide what the reviewer is approving.
+        metadata: { ...this.options.metadata, tool_name: call.toolName, tool_input: call.input, ...(call.toolCallId ? { tool_call_id: call.toolCallId } : {}) },
       },
       { wait: this.options.wait ?? true, signal: this.options.signal, onRetry: this.options.onRetry },
     );
@@ -131,7 +132,7 @@ function outcomeOf(review: Review, call: ToolCall, field: string | undefined): T
   if (decision.decision_type === 'approve') {
     return { outcome: 'approve', input: call.input, review, message: withNotes(`Approved by ${decidedBy(review)}.`, review) };
   }
-  if (decision.decision_type === 'reject') {
+  if (decision.decision_type !== 'modify') {
     return { outcome: 'reject', review, message: decision.notes || `Rejected by ${decidedBy(review)}.` };
   }
   const edited = decision.modified_action ?? '';
