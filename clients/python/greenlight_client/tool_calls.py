@@ -4,8 +4,9 @@ A review is made as Greenlight's TypeScript client makes it (clients/typescript)
 reviewer sees the same thing whichever language the agent is written in.
 """
 import json
+import threading
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Dict, List, Literal, Mapping, Optional, Sequence, TypedDict
+from typing import Any, Dict, List, Literal, Mapping, Optional, Sequence, TypedDict, Union
 
 from .client import Client, Record
 
@@ -21,6 +22,83 @@ class ToolCallOutcome(TypedDict):
     review: Record
 
 
+class ToolCallReviewer:
+    """Reviews an agent's tool calls, and remembers the edits it handed back as refusals.
+
+    Where a framework cannot run a call with the reviewer's arguments (a LangGraph action whose
+    ``allowedDecisions`` leave out "edit"), the edit becomes a refusal that gives the model the
+    edited arguments (``edit_as_rejection``). The reviewer approved exactly those, so the
+    model's call with them is let through once, without asking again. Keep one per agent run.
+    """
+
+    def __init__(
+        self,
+        client: Client,
+        *,
+        framework: str = "langgraph",
+        wait: Optional[float] = None,
+        metadata: Optional[Record] = None,
+    ) -> None:
+        self.client = client
+        self.framework = framework
+        self.wait = wait
+        self.metadata = metadata
+        self._granted_edits: Dict[str, Record] = {}
+        # resume_interrupt reviews an interrupt's actions on several threads at once.
+        self._lock = threading.Lock()
+
+    def review(
+        self,
+        tool_name: str,
+        tool_input: Dict[str, Any],
+        *,
+        task_type: Optional[str] = None,
+        editable_field: Optional[str] = None,
+        tool_call_id: Optional[str] = None,
+        reasoning: Optional[str] = None,
+    ) -> ToolCallOutcome:
+        """Asks a person whether the agent may call ``tool_name`` with ``tool_input``.
+
+        The reviewer edits one text argument directly (``editable_field``, or the only argument
+        when there is one and it is text); otherwise the review shows the arguments as JSON and
+        an edit must stay a JSON object. An edit that is not one, and a review still pending
+        after ``wait`` seconds, come back as "reject": the tool does not run unless a person
+        said so.
+        """
+        with self._lock:
+            granted = self._granted_edits.pop(_grant_key(tool_name, tool_input), None)
+        if granted is not None:
+            return {"outcome": "approve", "input": tool_input, "message": None, "review": granted}
+        field = _editable_field_of(tool_input, editable_field)
+        review = self.client.request_review(
+            task_type=f"{self.framework}:{tool_name}" if task_type is None else task_type,
+            proposed_action=tool_input[field] if field is not None else json.dumps(tool_input, indent=2, ensure_ascii=False),
+            agent_reasoning=reasoning,
+            framework=self.framework,
+            # The call itself last, so no extra metadata can hide what the reviewer is approving.
+            metadata={
+                **(self.metadata or {}),
+                "tool_name": tool_name,
+                "tool_input": tool_input,
+                **({} if tool_call_id is None else {"tool_call_id": tool_call_id}),
+            },
+            wait=self.wait,
+        )
+        return _outcome_of(review, tool_input, field, self.wait)
+
+    def edit_as_rejection(self, tool_name: str, outcome: ToolCallOutcome) -> str:
+        """The refusal that hands the model an edit it must make itself, remembered so that
+        the model's call with the edited arguments goes through."""
+        with self._lock:
+            self._granted_edits[_grant_key(tool_name, outcome["input"])] = outcome["review"]
+        arguments = json.dumps(outcome["input"], ensure_ascii=False, separators=(",", ":"))
+        return _with_notes(
+            f"Not run as proposed: {_decided_by(outcome['review'])} changed the arguments. "
+            f"Call {tool_name} again with exactly these arguments, which are approved: {arguments}",
+            outcome["review"],
+        )
+
+
 def review_tool_call(
     client: Client,
     tool_name: str,
@@ -34,33 +112,13 @@ def review_tool_call(
     metadata: Optional[Record] = None,
     wait: Optional[float] = None,
 ) -> ToolCallOutcome:
-    """Asks a person whether the agent may call ``tool_name`` with ``tool_input``.
-
-    The reviewer edits one text argument directly (``editable_field``, or the only argument when
-    there is one and it is text); otherwise the review shows the arguments as JSON and an edit
-    must stay a JSON object. An edit that is not one, and a review still pending after ``wait``
-    seconds, come back as "reject": the tool does not run unless a person said so.
-    """
-    field = _editable_field_of(tool_input, editable_field)
-    review = client.request_review(
-        task_type=f"{framework}:{tool_name}" if task_type is None else task_type,
-        proposed_action=tool_input[field] if field is not None else json.dumps(tool_input, indent=2, ensure_ascii=False),
-        agent_reasoning=reasoning,
-        framework=framework,
-        # The call itself last, so no extra metadata can hide what the reviewer is approving.
-        metadata={
-            **(metadata or {}),
-            "tool_name": tool_name,
-            "tool_input": tool_input,
-            **({} if tool_call_id is None else {"tool_call_id": tool_call_id}),
-        },
-        wait=wait,
-    )
-    return _outcome_of(review, tool_input, field, wait)
+    """One tool call put to a person (``ToolCallReviewer.review`` with a reviewer of its own)."""
+    reviewer = ToolCallReviewer(client, framework=framework, wait=wait, metadata=metadata)
+    return reviewer.review(tool_name, tool_input, task_type=task_type, editable_field=editable_field, tool_call_id=tool_call_id, reasoning=reasoning)
 
 
 def resume_interrupt(
-    client: Client,
+    reviewer: Union[Client, ToolCallReviewer],
     request: Mapping[str, Any],
     *,
     framework: str = "langgraph",
@@ -72,18 +130,21 @@ def resume_interrupt(
     ``request`` is the interrupt's value, ``{"actionRequests": [...], "reviewConfigs": [...]}``
     as LangChain.js writes it or ``{"action_requests": [...], "review_configs": [...]}`` as
     LangChain's Python middleware does; the answer uses the same spelling. Resume the graph with
-    ``Command(resume=resume_interrupt(client, interrupt.value))``. ``options`` go to
-    ``review_tool_call`` (``task_type``, ``editable_field``, ``metadata``).
+    ``Command(resume=resume_interrupt(reviewer, interrupt.value))``. Pass the same
+    ``ToolCallReviewer`` for every interrupt of a run, so an edit handed back as a refusal lets
+    the model's edited call through; with a ``Client``, ``framework``, ``wait`` and
+    ``options["metadata"]`` make a reviewer for this interrupt alone, and the other ``options``
+    (``task_type``, ``editable_field``) go to each review.
     """
+    if isinstance(reviewer, Client):
+        reviewer = ToolCallReviewer(reviewer, framework=framework, wait=wait, metadata=options.pop("metadata", None))
     names = _SNAKE_CASE if "action_requests" in request else _CAMEL_CASE
     actions: Sequence[Mapping[str, Any]] = request[names["action_requests"]]
     allowed = {config[names["action_name"]]: config[names["allowed_decisions"]] for config in request.get(names["review_configs"]) or []}
 
     def decide(action: Mapping[str, Any]) -> Record:
-        outcome = review_tool_call(
-            client, action["name"], action["args"], framework=framework, reasoning=action.get("description"), wait=wait, **options
-        )
-        return _interrupt_decision(action["name"], outcome, allowed.get(action["name"], _ALL_DECISIONS), names["edited_action"])
+        outcome = reviewer.review(action["name"], action["args"], reasoning=action.get("description"), **options)
+        return _interrupt_decision(reviewer, action["name"], outcome, allowed.get(action["name"], _ALL_DECISIONS), names["edited_action"])
 
     # All reviews at once, so the reviewer sees the whole batch rather than one call at a time; a
     # review that could not be requested raises once the others have their answers.
@@ -150,20 +211,17 @@ def _json_object(text: str) -> Optional[Dict[str, Any]]:
     return value if isinstance(value, dict) else None
 
 
-def _interrupt_decision(name: str, outcome: ToolCallOutcome, allowed: Sequence[str], edited_action: str) -> Record:
+def _interrupt_decision(reviewer: ToolCallReviewer, name: str, outcome: ToolCallOutcome, allowed: Sequence[str], edited_action: str) -> Record:
     if outcome["outcome"] == "approve":
         return {"type": "approve"}
     if outcome["outcome"] == "reject":
         return {"type": "reject", "message": outcome["message"]}
     if "edit" not in allowed:
         # The model can still carry out the reviewer's version, as a call of its own.
-        arguments = json.dumps(outcome["input"], ensure_ascii=False, separators=(",", ":"))
-        return {
-            "type": "reject",
-            "message": _with_notes(
-                f"Not run as proposed: {_decided_by(outcome['review'])} changed the arguments. "
-                f"Call {name} again with exactly these arguments: {arguments}",
-                outcome["review"],
-            ),
-        }
+        return {"type": "reject", "message": reviewer.edit_as_rejection(name, outcome)}
     return {"type": "edit", edited_action: {"name": name, "args": outcome["input"]}}
+
+
+def _grant_key(tool_name: str, tool_input: Mapping[str, Any]) -> str:
+    """The call as JSON with sorted keys, so two spellings of the same arguments compare equal."""
+    return tool_name + "\0" + json.dumps(tool_input, sort_keys=True, ensure_ascii=False, separators=(",", ":"))

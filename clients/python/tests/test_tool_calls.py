@@ -3,7 +3,7 @@ import uuid
 
 import pytest
 
-from greenlight_client import resume_interrupt, review_tool_call
+from greenlight_client import ToolCallReviewer, resume_interrupt, review_tool_call
 
 
 @pytest.fixture
@@ -120,7 +120,7 @@ def test_a_camel_case_interrupt_is_answered_in_order(client, in_background, pend
     assert approved == {"type": "approve"}
     assert edited == {"type": "edit", "editedAction": {"name": "search", "args": {"query": "refunds 2026"}}}
     assert not_editable["type"] == "reject"
-    assert not_editable["message"].endswith('Call refund again with exactly these arguments: {"order":1042,"amount":125} Notes: Half.')
+    assert not_editable["message"].endswith('Call refund again with exactly these arguments, which are approved: {"order":1042,"amount":125} Notes: Half.')
     assert client.list_reviews(framework=framework, task_type=f"{framework}:send_email")["reviews"][0]["agent_reasoning"] == "Greets Ana."
 
 
@@ -147,3 +147,27 @@ def test_a_snake_case_interrupt_is_answered_in_snake_case(client, in_background,
         {"type": "edit", "edited_action": {"name": "write_file", "args": {"path": "notes.txt", "content": "final"}}},
         {"type": "reject", "message": "Keep it."},
     ]}
+
+
+def test_a_reviewer_lets_the_model_make_an_edit_it_handed_back_without_asking_again(client, in_background, pending_reviews):
+    framework = f"langgraph-{uuid.uuid4().hex}"
+    reviewer = ToolCallReviewer(client, framework=framework)
+    configs = [{"actionName": "refund", "allowedDecisions": ["approve", "reject"]}]
+    first = {"actionRequests": [{"name": "refund", "args": {"order": 1042, "amount": 250}}], "reviewConfigs": configs}
+    waiting = in_background(lambda: resume_interrupt(reviewer, first))
+    [pending] = pending_reviews(client, task_type=f"{framework}:refund")
+    client.decide(pending["id"], "modify", modified_action='{"order": 1042, "amount": 125}')
+    [refusal] = waiting.result(timeout=60)["decisions"]
+    assert refusal["type"] == "reject"
+
+    # The model calls again with the reviewer's arguments, spelled in another key order.
+    again = {"actionRequests": [{"name": "refund", "args": {"amount": 125, "order": 1042}}], "reviewConfigs": configs}
+    assert resume_interrupt(reviewer, again) == {"decisions": [{"type": "approve"}]}
+    assert client.list_reviews(task_type=f"{framework}:refund")["total"] == 1
+
+    # Once: the same call a second time is a new question for a person.
+    third = in_background(lambda: resume_interrupt(reviewer, again))
+    [second] = pending_reviews(client, task_type=f"{framework}:refund")
+    assert second["id"] != pending["id"]
+    client.decide(second["id"], "reject", notes="Enough.")
+    assert third.result(timeout=60) == {"decisions": [{"type": "reject", "message": "Enough."}]}
