@@ -144,7 +144,7 @@ export class GreenlightClient {
         // long-polls on the review itself: the key is kept only 24 hours, a review can wait longer.
         step =
           wait.reviewId !== undefined && wait.longestServerWait !== undefined
-            ? await this.pollDecision(wait.reviewId, Math.min(wait.longestServerWait, secondsUntil(deadline)), options.signal)
+            ? await this.pollDecision(wait.reviewId, Math.min(wait.longestServerWait, secondsUntil(deadline)), wait, options.signal)
             : await this.postReview(body, idempotencyKey, blocking ? secondsUntil(deadline) : undefined, wait, options.signal);
       } catch (error) {
         if (options.signal?.aborted || error instanceof GreenlightError) throw error;
@@ -255,14 +255,14 @@ export class GreenlightClient {
   }
 
   /** A long-poll on the review's decision; the decided review when one came. */
-  private async pollDecision(reviewId: number, waitSeconds: number, signal: AbortSignal | undefined): Promise<Step> {
+  private async pollDecision(reviewId: number, waitSeconds: number, wait: WaitState, signal: AbortSignal | undefined): Promise<Step> {
     const attemptSignal = withTimeout(signal, waitSeconds + ANSWER_MARGIN_SECONDS);
     const { data: decision, error, response } = await this.api.GET('/reviews/{review_id}/decision', {
       params: { path: { review_id: reviewId }, query: { wait: waitSeconds } },
       signal: attemptSignal,
     });
     if (response.ok) return decision ? { review: await this.getReview(reviewId, withTimeout(signal, ANSWER_MARGIN_SECONDS)) } : { reason: 'timeout', retryAfterMs: 0 };
-    return this.retryableProblem(response, problemFrom(error, response), { reviewId, longestServerWait: waitSeconds, lastError: undefined });
+    return this.retryableProblem(response, problemFrom(error, response), wait);
   }
 
   private retryableProblem(response: Response, problem: Problem, wait: WaitState): Step {
