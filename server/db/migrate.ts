@@ -1,5 +1,4 @@
-import { type QueryInterface, QueryTypes, type Sequelize } from 'sequelize';
-import type { Umzug } from 'umzug';
+import { QueryTypes, type Sequelize } from 'sequelize';
 import * as reviewsAndDecisions from './migrations/0001-reviews-and-decisions';
 import * as feedbackAndAttachments from './migrations/0002-feedback-and-attachments';
 import * as statisticsIndexes from './migrations/0003-statistics-indexes';
@@ -42,38 +41,55 @@ export const MIGRATIONS = [
 
 const MIGRATION_TABLE = 'schema_migrations';
 
-/** Umzug and its tools are loaded only when there is something to migrate: about 15 MB a server at rest need not hold. */
-function migrator(sequelize: Sequelize): Umzug<QueryInterface> {
-  const { SequelizeStorage, Umzug } = require('umzug') as typeof import('umzug');
-  return new Umzug({
-    migrations: MIGRATIONS,
-    context: sequelize.getQueryInterface(),
-    storage: new SequelizeStorage({ sequelize, tableName: MIGRATION_TABLE }),
-    logger: undefined,
-  });
-}
-
 /** Any number, the same in every process: the advisory lock PostgreSQL holds while one of them migrates. */
 const MIGRATION_LOCK = 474_201_001;
 
-/**
- * Applies every migration not yet applied; returns their names. On PostgreSQL, processes that
- * start together take turns (an advisory lock held by a transaction of its own): the first
- * migrates, the others then find nothing left to do.
- */
-export async function migrate(sequelize: Sequelize): Promise<string[]> {
-  if ((await pendingMigrations(sequelize)).length === 0) return [];
-  const up = async (): Promise<string[]> => (await migrator(sequelize).up()).map((m) => m.name);
-  if (sequelize.getDialect() !== 'postgres') return up();
-  return sequelize.transaction(async (transaction) => {
-    await sequelize.query(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`, { transaction });
-    return up();
-  });
+export interface MigrateOptions {
+  /** Stop after this migration (tests that build an old schema first). */
+  to?: string;
 }
 
 /**
- * Migrations not yet applied, read without writing anything (Umzug's own check creates its
- * table when missing, which a read-only inspection must not do).
+ * Applies every migration not yet applied, in order, each recorded in `schema_migrations` once
+ * it has run (the table and column Umzug's Sequelize storage used, so existing databases carry
+ * on); returns their names. A runner of our own rather than Umzug: Umzug brings its command-line
+ * toolkit with it, about 5 MB a server would hold for the rest of its life after migrating once.
+ * On PostgreSQL, processes that start together take turns (an advisory lock held by a
+ * transaction of its own): the first migrates, the others then find nothing left to do.
+ */
+export async function migrate(sequelize: Sequelize, options: MigrateOptions = {}): Promise<string[]> {
+  if ((await pendingMigrations(sequelize)).length === 0) return [];
+  if (sequelize.getDialect() !== 'postgres') return applyPending(sequelize, options);
+  return sequelize.transaction(async (transaction) => {
+    await sequelize.query(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`, { transaction });
+    return applyPending(sequelize, options);
+  });
+}
+
+async function applyPending(sequelize: Sequelize, { to }: MigrateOptions): Promise<string[]> {
+  if (to !== undefined && !MIGRATIONS.some((m) => m.name === to)) throw new Error(`no migration is called ${to}`);
+  await sequelize.query(`CREATE TABLE IF NOT EXISTS ${MIGRATION_TABLE} (name VARCHAR(255) NOT NULL PRIMARY KEY)`);
+  const pending = new Set(await pendingMigrations(sequelize));
+  const applied: string[] = [];
+  const context = sequelize.getQueryInterface();
+  for (const migration of MIGRATIONS) {
+    if (pending.has(migration.name)) {
+      try {
+        await migration.up({ context });
+      } catch (error) {
+        throw new Error(`migration ${migration.name} failed: ${(error as Error).message}`, { cause: error });
+      }
+      await sequelize.query(`INSERT INTO ${MIGRATION_TABLE} (name) VALUES (?)`, { replacements: [migration.name] });
+      applied.push(migration.name);
+    }
+    if (migration.name === to) break;
+  }
+  return applied;
+}
+
+/**
+ * Migrations not yet applied, read without writing anything: `migrate` creates its table when
+ * missing, which a read-only inspection must not do.
  */
 export async function pendingMigrations(sequelize: Sequelize): Promise<string[]> {
   const tables = (await sequelize.getQueryInterface().showAllTables()) as Array<string | { tableName: string }>;

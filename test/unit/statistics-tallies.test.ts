@@ -1,8 +1,7 @@
 import path from 'node:path';
-import { SequelizeStorage, Umzug } from 'umzug';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSqlite as openDatabaseFile } from '../../server/db/sqlite';
-import { migrate, MIGRATIONS } from '../../server/db/migrate';
+import { migrate } from '../../server/db/migrate';
 import { compilePolicy } from '../../server/domain/policy';
 import { type DecisionType, type ReviewOrder, STATUS_AFTER, URGENCIES, type Urgency } from '../../server/domain/records';
 import { call, startTestServer, type TestServer } from '../support/server';
@@ -254,13 +253,7 @@ const RAW_REVIEWS = `
 async function upgradedDatabase(dir: string) {
   const file = path.join(dir, 'greenlight.db');
   const db = openDatabaseFile(file);
-  const before = new Umzug({
-    migrations: MIGRATIONS,
-    context: db.sequelize.getQueryInterface(),
-    storage: new SequelizeStorage({ sequelize: db.sequelize, tableName: 'schema_migrations' }),
-    logger: undefined,
-  });
-  await before.up({ to: '0005-review-policy' });
+  await migrate(db.sequelize, { to: '0005-review-policy' });
   const shell = await openSqlite(file);
   await shell.exec(RAW_REVIEWS);
   const applied = await migrate(db.sequelize);
