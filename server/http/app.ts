@@ -1,5 +1,4 @@
-import express, { type Express, type Request } from 'express';
-import * as OpenApiValidator from 'express-openapi-validator';
+import express, { type Express, type Request, type RequestHandler } from 'express';
 import type { DiskReport } from '../db/disk-space';
 import type { AttachmentService } from '../domain/attachments';
 import type { FeedbackService } from '../domain/feedback';
@@ -65,6 +64,33 @@ export interface AppOptions {
 const isUpload = (req: Request): boolean => req.method === 'POST' && /^\/reviews\/[^/]+\/attachments\/?$/.test(req.path);
 
 /**
+ * Checks requests (and, in tests, responses) against the OpenAPI document. The validator, its
+ * JSON Schema compiler and the document are loaded by the first request that needs them, not
+ * at start-up: about 6 MB a server sitting idle in the tray need not hold.
+ */
+function openApiValidation(validateResponses: boolean): RequestHandler {
+  let validator: RequestHandler | undefined;
+  return (req, res, next) => {
+    if (!validator) {
+      const { middleware } = require('express-openapi-validator') as typeof import('express-openapi-validator');
+      const router = express.Router();
+      router.use(
+        middleware({
+          apiSpec: openApiDocument() as never,
+          validateRequests: { allowUnknownQueryParameters: false },
+          validateResponses,
+          validateSecurity: false,
+          // Uploads are streamed to disk by our own multipart reader, never buffered by the validator.
+          fileUploader: false,
+        }),
+      );
+      validator = router;
+    }
+    validator(req, res, next);
+  };
+}
+
+/**
  * The HTTP API as an Express app that does not listen by itself, so the CLI, the desktop
  * app and tests can each host it.
  */
@@ -93,20 +119,12 @@ export function createApp(options: AppOptions): Express {
   // Compressed request bodies are refused (415): nothing sends them, and inflating one is work an attacker chooses.
   app.use(express.json({ limit: '1mb', inflate: false }));
   app.use(boundedJsonShape());
-  app.use(
-    OpenApiValidator.middleware({
-      apiSpec: openApiDocument() as never,
-      validateRequests: { allowUnknownQueryParameters: false },
-      validateResponses: options.validateResponses ?? false,
-      validateSecurity: false,
-      // Uploads are streamed to disk by our own multipart reader, never buffered by the validator.
-      fileUploader: false,
-    }),
-  );
+  // Probes call this often and it takes no input: it answers without loading the validator.
+  app.use(healthRoutes(options.pingDatabase, options.disk, options.hosted ? 'hosted' : 'self-hosted'));
+  app.use(openApiValidation(options.validateResponses ?? false));
 
   if (options.hosted) app.use(hostedAccess());
 
-  app.use(healthRoutes(options.pingDatabase, options.disk, options.hosted ? 'hosted' : 'self-hosted'));
   app.use(reviewRoutes({ reviews: options.reviews, blockingTimeoutSeconds: options.blockingTimeoutSeconds }));
   app.use(feedbackRoutes(options.feedback));
   app.use(attachmentRoutes(options.attachments, options.files));

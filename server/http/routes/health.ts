@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import type { DiskReport } from '../../db/disk-space';
+import { invalidInput } from '../../domain/errors';
 import { packageVersion } from '../../package-info';
 
 /**
@@ -28,7 +29,10 @@ import { packageVersion } from '../../package-info';
  */
 export function healthRoutes(pingDatabase: () => Promise<void>, disk: () => Promise<DiskReport>, edition: 'self-hosted' | 'hosted'): Router {
   const router = Router();
-  router.get('/health', async (_req, res) => {
+  // Served in front of the OpenAPI validator (see app.ts), so it refuses unknown parameters itself, as every other operation does.
+  router.get('/health', async (req, res) => {
+    const [unknown] = Object.keys(req.query);
+    if (unknown !== undefined) throw invalidInput(unknown, 'is not a known query parameter');
     let database = 'ok';
     try {
       await pingDatabase();
