@@ -4,6 +4,11 @@
  * with the same durability (WAL, synchronous=FULL), and answers 201 with the row. No
  * validation, no ORM, no events: what Greenlight's create costs above this is its own.
  *
+ * A create with `blocking: true` is stored, then held open (Express's request and response and
+ * the row to answer with) until `POST /release` answers every one of them: the least any Express
+ * server holding waiting agents keeps per agent. `GET /stats` counts them as `pending_reviews`,
+ * as Greenlight's does.
+ *
  * Usage: node baseline-server.js <database file> <port>
  */
 import express from 'express';
@@ -19,6 +24,7 @@ const insert = database.prepare(
 );
 
 interface Body {
+  blocking?: boolean;
   organization_id?: number;
   agent_id?: number;
   task_type: string;
@@ -29,6 +35,9 @@ interface Body {
   framework?: string;
   metadata?: unknown;
 }
+
+/** Held blocking creates, each ready to be answered. */
+const held: Array<() => void> = [];
 
 const app = express();
 app.use(express.json());
@@ -57,8 +66,19 @@ app.post('/reviews', (req, res) => {
       res.status(500).json({ detail: error.message });
       return;
     }
-    res.status(201).json({ id: this.lastID, ...body, status: 'pending', created_at: new Date(now).toISOString(), decision: null });
+    const { blocking, ...review } = body;
+    const answer = (): void => void res.status(201).json({ id: this.lastID, ...review, status: 'pending', created_at: new Date(now).toISOString(), decision: null });
+    if (blocking) held.push(answer);
+    else answer();
   });
+});
+app.get('/stats', (_req, res) => {
+  res.json({ pending_reviews: held.length });
+});
+app.post('/release', (_req, res) => {
+  const released = held.splice(0);
+  for (const answer of released) answer();
+  res.json({ released: released.length });
 });
 const server = app.listen(Number(port), '127.0.0.1');
 process.on('SIGTERM', () => server.close(() => insert.finalize(() => database.close())));

@@ -228,6 +228,17 @@ async function concurrentWaiters(scale: Scale): Promise<void> {
     record({ section, figure: 'server RSS just started', value: startedRss / 2 ** 20, unit: 'MB', target: null, better: null });
     record({ section, figure: 'server RSS at rest', value: restRss / 2 ** 20, unit: 'MB', target: 70, better: 'lower', note: `after ${scale.restSeconds} s idle` });
     record({ section, figure: `server RSS holding ${scale.concurrentWaiters} waiters`, value: heldRss / 2 ** 20, unit: 'MB', target: 150, better: 'lower' });
+    const bareRss = await heldByBareExpress(scale);
+    record({
+      section,
+      figure: `bare Express + sqlite3 holding the same ${scale.concurrentWaiters} requests`,
+      value: bareRss / 2 ** 20,
+      unit: 'MB',
+      target: null,
+      better: null,
+      note: 'the least an Express server holding them needs',
+    });
+    record({ section, figure: 'Greenlight / bare, holding them', value: heldRss / bareRss, unit: '×', target: null, better: null });
     record({
       section,
       figure: 'server CPU while they wait',
@@ -241,6 +252,31 @@ async function concurrentWaiters(scale: Scale): Promise<void> {
     record({ section, figure: 'decisions delivered per second (8 deciders)', value: scale.concurrentWaiters / decideSeconds, unit: 'per s', target: null, better: null });
   } finally {
     await server.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The floor under the waiters' figure: `bench/baseline-server.ts` holding the same blocking
+ * creates, read at the same moment after they arrive; then it answers them all.
+ */
+async function heldByBareExpress(scale: Scale): Promise<number> {
+  const dir = tempDir('waiters-bare');
+  try {
+    await migrate(dir);
+    const baseline = await startBaseline(path.join(dir, 'greenlight.db'));
+    try {
+      const answers = await holdBlockingCreates([baseline.url], scale.concurrentWaiters);
+      await sleep(1_000 + scale.idleSeconds * 1000);
+      const rss = residentBytes(baseline.pid);
+      await request(`${baseline.url}/release`, 'POST');
+      const answered = (await Promise.all(answers)).filter((answer) => answer.status === 201).length;
+      if (answered !== scale.concurrentWaiters) throw new Error(`the bare server answered ${answered} of ${scale.concurrentWaiters} held creates`);
+      return rss;
+    } finally {
+      await baseline.stop();
+    }
+  } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }
