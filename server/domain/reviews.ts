@@ -74,21 +74,31 @@ export class ReviewService {
    */
   async submitReview(principal: Principal, input: ReviewInput, options: SubmitOptions = {}): Promise<SubmitOutcome> {
     if (options.waitMs !== undefined) this.checkWaitingRoom();
-    input = withBoundAgent(principal, input);
-    const claim = options.idempotency && { ...options.idempotency, caller: principal.id };
-    const { review, replayed } = claim ? await this.createOnce(principal.scope, input, claim) : { review: await this.create(principal.scope, input), replayed: false };
+    const { review, replayed } = await this.store(principal, input, options.idempotency);
     if (options.waitMs === undefined) return { kind: 'stored', review, replayed };
-    const outcome = await this.waitForDecision(principal.scope, review.id, options.waitMs, options.signal);
+    // Returned, not awaited: this frame (the input, the review as stored) is let go while the
+    // agent waits, which may be for an hour, and thousands may be waiting.
+    return this.answerWhenDecided(principal.scope, review.id, replayed, options.waitMs, options.signal);
+  }
+
+  private async store(principal: Principal, input: ReviewInput, idempotency: SubmitOptions['idempotency']): Promise<{ review: ReviewRecord; replayed: boolean }> {
+    const bound = withBoundAgent(principal, input);
+    const claim = idempotency && { ...idempotency, caller: principal.id };
+    return claim ? this.createOnce(principal.scope, bound, claim) : { review: await this.create(principal.scope, bound), replayed: false };
+  }
+
+  private async answerWhenDecided(scope: Scope, reviewId: number, replayed: boolean, waitMs: number, signal: AbortSignal | undefined): Promise<SubmitOutcome> {
+    const outcome = await this.waitForDecision(scope, reviewId, waitMs, signal);
     switch (outcome.kind) {
       case 'decided':
         return { kind: 'decided', review: outcome.review, replayed };
       case 'timeout': {
         // A decision may have landed in the instant the timer fired; it beats a timeout.
-        const current = await this.get(principal.scope, review.id);
+        const current = await this.get(scope, reviewId);
         return current.decision ? { kind: 'decided', review: current, replayed } : { kind: 'timeout', review: current, replayed };
       }
       case 'shutdown':
-        return { kind: 'shutdown', reviewId: review.id, replayed };
+        return { kind: 'shutdown', reviewId, replayed };
       case 'aborted':
         return { kind: 'aborted' };
     }
