@@ -1,4 +1,5 @@
 import { type Sequelize, type Transaction, UniqueConstraintError } from 'sequelize';
+import type { WorkOptions } from '../domain/ports';
 import { type DiskSpace, isOutOfSpace } from './disk-space';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -13,7 +14,7 @@ export interface Database {
    * Runs `work` in a write transaction and resolves once it has committed durably. On SQLite
    * writes take turns in this process (possibly sharing a commit, each in a savepoint of its own).
    */
-  write<T>(work: (transaction: Transaction) => Promise<T>): Promise<T>;
+  write<T>(work: (transaction: Transaction) => Promise<T>, options?: WorkOptions): Promise<T>;
   /**
    * Runs an INSERT of one row (`$name` parameters) in `transaction` and returns the row's id:
    * the statement every create runs, so each database runs it its cheapest way.
@@ -36,9 +37,9 @@ export function watchedWrites(
   write: Database['write'],
   diskSpace: OpenOptions['diskSpace'],
 ): Database['write'] {
-  return async <T>(work: (transaction: Transaction) => Promise<T>): Promise<T> => {
+  return async <T>(work: (transaction: Transaction) => Promise<T>, options?: WorkOptions): Promise<T> => {
     try {
-      const result = await write(work);
+      const result = await write(work, options);
       diskSpace?.written();
       return result;
     } catch (error) {

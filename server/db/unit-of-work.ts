@@ -1,7 +1,7 @@
 import type { Transaction } from 'sequelize';
 import type { DomainEvent, EventFeed, PublishedEvent } from '../domain/events';
 import { auditEntryOf, currentActor } from '../domain/audit';
-import type { AuditEntryInput, AuditRepository, Tx, UnitOfWork } from '../domain/ports';
+import type { AuditEntryInput, AuditRepository, Tx, UnitOfWork, WorkOptions } from '../domain/ports';
 import type { Database } from './database';
 import type { Outbox } from './outbox';
 import type { WebhookEnqueuer } from '../domain/webhooks';
@@ -56,7 +56,7 @@ export class DatabaseUnitOfWork implements UnitOfWork {
     this.clock = options.clock ?? Date.now;
   }
 
-  async run<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+  async run<T>(work: (tx: Tx) => Promise<T>, options?: WorkOptions): Promise<T> {
     // Who acts is read here, in the caller's context: the write may run later, in the context of
     // whichever write started the queue it waits in (SQLite writes take turns).
     const actor = currentActor();
@@ -71,7 +71,7 @@ export class DatabaseUnitOfWork implements UnitOfWork {
         if (entries.length > 0) await this.auditLog.append(tx, entries, actor, this.clock());
       }
       return value;
-    });
+    }, options);
     for (const event of committed) this.feed.publish(event);
     return result;
   }

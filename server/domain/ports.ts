@@ -83,9 +83,18 @@ export interface Tx {
   audit(entry: AuditEntryInput): void;
 }
 
+export interface WorkOptions {
+  /**
+   * The work touches nothing but its transaction, so it may be run again from the start and
+   * only its last run counts. SQLite then shares a commit among such writes without a savepoint
+   * for each; should one of them fail, the shared transaction is rolled back and run again.
+   */
+  rerunnable?: boolean;
+}
+
 /** Runs `work` in one transaction, then publishes the events it recorded. */
 export interface UnitOfWork {
-  run<T>(work: (tx: Tx) => Promise<T>): Promise<T>;
+  run<T>(work: (tx: Tx) => Promise<T>, options?: WorkOptions): Promise<T>;
 }
 
 /** A review as the policy placed it, ready to be stored. */

@@ -139,6 +139,7 @@ export class ReviewService {
     const routedByOrganization = organizationId === null ? null : await this.options.organizationRouting?.route(organizationId, input);
     const routing = routedByOrganization ?? routeReview(policy, input);
     const urgency = input.urgency ?? 'medium';
+    // The work touches nothing but the database: it may be run again (see WorkOptions).
     return this.options.unitOfWork.run(async (tx) => {
       await this.checkAgent(tx, scope, input.agent_id);
       const review: NewReview = {
@@ -168,7 +169,7 @@ export class ReviewService {
       tx.record(domainEvent('review.created', stored.organization_id, stored.id, stored));
       if (stored.decision) tx.record(domainEvent('review.decided', stored.organization_id, stored.id, stored));
       return stored;
-    });
+    }, { rerunnable: true });
   }
 
   /**

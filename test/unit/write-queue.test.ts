@@ -38,6 +38,28 @@ async function readCommitted(sql: string): Promise<Array<Record<string, unknown>
   }
 }
 
+/**
+ * Keeps the write queue busy until `release` is called, so that the writes queued meanwhile
+ * share the next commit.
+ */
+async function holdQueue(): Promise<{ holder: Promise<void>; release: () => void }> {
+  let holding!: () => void;
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (holding = resolve));
+  const holder = db.write(() => {
+    holding();
+    return new Promise<void>((resolve) => (release = resolve));
+  });
+  await held;
+  return { holder, release };
+}
+
+/** `insert`, counting in `runs` how often each label's write was run. */
+const counted = (runs: Map<string, number>, label: string) => (transaction: Transaction) => {
+  runs.set(label, (runs.get(label) ?? 0) + 1);
+  return insert(label)(transaction);
+};
+
 describe('Database.write', () => {
   it('stores 200 parallel writes durably, each answered with its own result, in a few shared commits', async () => {
     const transactions = new Set<Transaction>();
@@ -58,15 +80,7 @@ describe('Database.write', () => {
 
   it('rolls back only the write that fails in a shared commit, and rejects only its caller', async () => {
     await db.write(insert('taken'));
-    let holding!: () => void;
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (holding = resolve));
-    // Keeps the queue busy while the writes below arrive, so they share the next commit.
-    const holder = db.write(() => {
-      holding();
-      return new Promise<void>((resolve) => (release = resolve));
-    });
-    await held;
+    const { holder, release } = await holdQueue();
     const changedMind = new Error('changed my mind');
     const writes = [
       db.write(insert('first')),
@@ -86,6 +100,44 @@ describe('Database.write', () => {
     expect(thrown).toEqual({ status: 'rejected', reason: changedMind });
     expect(last.status).toBe('fulfilled');
     expect((await readCommitted('SELECT label FROM entries ORDER BY id')).map((row) => row.label)).toEqual(['taken', 'first', 'last']);
+  });
+
+  it('shares a commit among rerunnable writes without savepoints; when one fails, runs them again and stores each once', async () => {
+    await db.write(insert('taken'));
+    const { holder, release } = await holdQueue();
+    const runs = new Map<string, number>();
+    const writes = ['first', 'taken', 'last'].map((label) => db.write(counted(runs, label), { rerunnable: true }));
+    release();
+    await holder;
+    const [first, duplicate, last] = await Promise.allSettled(writes);
+
+    expect(duplicate).toMatchObject({ status: 'rejected', reason: { name: 'SequelizeUniqueConstraintError' } });
+    const stored = await readCommitted('SELECT id, label FROM entries ORDER BY id');
+    expect(stored.map((row) => row.label)).toEqual(['taken', 'first', 'last']);
+    expect([first, last]).toEqual([
+      { status: 'fulfilled', value: stored[1].id },
+      { status: 'fulfilled', value: stored[2].id },
+    ]);
+    // Together, the batch stopped at the duplicate and was rolled back; then each ran in a savepoint.
+    expect(Object.fromEntries(runs)).toEqual({ first: 2, taken: 2, last: 1 });
+  });
+
+  it('never runs a write twice unless it says it may be, even beside rerunnable ones that fail', async () => {
+    await db.write(insert('taken'));
+    const { holder, release } = await holdQueue();
+    const runs = new Map<string, number>();
+    const writes = [
+      db.write(counted(runs, 'first'), { rerunnable: true }),
+      db.write(counted(runs, 'taken'), { rerunnable: true }),
+      db.write(counted(runs, 'once')),
+    ];
+    release();
+    await holder;
+    const outcomes = await Promise.allSettled(writes);
+
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(Object.fromEntries(runs)).toEqual({ first: 1, taken: 1, once: 1 });
+    expect((await readCommitted('SELECT label FROM entries ORDER BY id')).map((row) => row.label)).toEqual(['taken', 'first', 'once']);
   });
 
   it('answers a write only once another connection can read what it wrote', async () => {
