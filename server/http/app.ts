@@ -1,5 +1,4 @@
-import path from 'node:path';
-import express, { type Express, type Request, type RequestHandler } from 'express';
+import express, { type Express, type Request } from 'express';
 import type { DiskReport } from '../db/disk-space';
 import type { AttachmentService } from '../domain/attachments';
 import type { FeedbackService } from '../domain/feedback';
@@ -15,6 +14,7 @@ import { rateLimit } from './rate-limit';
 import { type Exposure, hostsAllowed, refuseCrossSiteWrites, requireJsonBodies, securityHeaders } from './protection';
 import type { EventStreams } from './event-stream';
 import { openApiDocument } from './openapi/document';
+import { openApiValidation } from './openapi/validation';
 import { errorHandler, notFoundHandler } from './problems';
 import { agentRoutes } from './routes/agents';
 import { attachmentRoutes } from './routes/attachments';
@@ -63,72 +63,6 @@ export interface AppOptions {
 
 /** The one endpoint that takes multipart bodies. */
 const isUpload = (req: Request): boolean => req.method === 'POST' && /^\/reviews\/[^/]+\/attachments\/?$/.test(req.path);
-
-/**
- * Checks requests (and, in tests, responses) against the OpenAPI document. The validator, its
- * JSON Schema compiler and the document are loaded by the first request that needs them, not
- * at start-up: about 6 MB a server sitting idle in the tray need not hold.
- */
-function openApiValidation(validateResponses: boolean): RequestHandler {
-  let validator: RequestHandler | undefined;
-  return (req, res, next) => {
-    if (!validator) {
-      const { middleware } = require('express-openapi-validator') as typeof import('express-openapi-validator');
-      memoizeRouteCompilation();
-      const router = express.Router();
-      router.use(
-        middleware({
-          apiSpec: openApiDocument() as never,
-          validateRequests: { allowUnknownQueryParameters: false },
-          validateResponses,
-          validateSecurity: false,
-          // Uploads are streamed to disk by our own multipart reader, never buffered by the validator.
-          fileUploader: false,
-        }),
-      );
-      validator = router;
-    }
-    validator(req, res, next);
-  };
-}
-
-interface PathToRegexp {
-  pathToRegexp(path: string, options?: object): { regexp: RegExp; keys: unknown[] };
-}
-
-const memoized = Symbol('greenlight.memoized');
-
-/**
- * The validator finds a request's operation by compiling documented paths with path-to-regexp,
- * on every request, until one matches: a sixth of the CPU a create cost. What a path compiles to
- * depends on nothing but the path and the options, so the module's function (the one instance the
- * validator and Express's router share) answers from a cache. The result is only read: the
- * validator execs the expression, which has no global flag, and maps the keys.
- */
-function memoizeRouteCompilation(): void {
-  const validatorDir = path.dirname(require.resolve('express-openapi-validator'));
-  const module = require(require.resolve('path-to-regexp', { paths: [validatorDir] })) as PathToRegexp & { [memoized]?: true };
-  if (module[memoized]) return;
-  const compile = module.pathToRegexp;
-  // Per route, each set of options it was compiled with (the validator builds a fresh options object every time).
-  const compiled = new Map<string, Array<{ options: object; result: ReturnType<PathToRegexp['pathToRegexp']> }>>();
-  module.pathToRegexp = (route, options = {}) => {
-    if (typeof route !== 'string') return compile(route, options);
-    let variants = compiled.get(route);
-    if (!variants) compiled.set(route, (variants = []));
-    const known = variants.find((variant) => sameOptions(variant.options, options));
-    if (known) return known.result;
-    const result = compile(route, options);
-    variants.push({ options: { ...options }, result });
-    return result;
-  };
-  module[memoized] = true;
-}
-
-function sameOptions(a: object, b: object): boolean {
-  const keys = Object.keys(a);
-  return keys.length === Object.keys(b).length && keys.every((key) => (a as Record<string, unknown>)[key] === (b as Record<string, unknown>)[key]);
-}
 
 /**
  * The HTTP API as an Express app that does not listen by itself, so the CLI, the desktop
