@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { openDatabase } from '../../server/db/connection';
+import { migrate } from '../../server/db/migrate';
 
 /**
  * Set for the PostgreSQL run of the HTTP and CLI tiers (vitest's `postgres` project): the
@@ -37,9 +39,37 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
+/** The run's migrated database that each test's is copied from (made by test/support/global-setup.ts). */
+export function templateDatabaseName(prefix: string): string {
+  return `${prefix}_template`;
+}
+
+/**
+ * Makes `name` a database with every migration applied, once per run: a copy of it is about a
+ * tenth of the time a server takes to migrate a new database.
+ */
+export async function createTemplateDatabase(prefix: string, adminUrl: string): Promise<void> {
+  const name = templateDatabaseName(prefix);
+  await withAdmin((client) => client.query(`CREATE DATABASE ${name}`), adminUrl);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  const db = await openDatabase(url.toString());
+  try {
+    await migrate(db.sequelize);
+  } finally {
+    // A database with a connection open cannot be copied.
+    await db.close();
+  }
+}
+
+/**
+ * A database of its own for one test server: a copy of the run's migrated template when the
+ * run made one (GREENLIGHT_TEST_TEMPLATE), else an empty one the server migrates.
+ */
 export async function createTestDatabase(): Promise<TestDatabase> {
   const name = `${runPrefix()}_${randomBytes(6).toString('hex')}`;
-  await withAdmin((client) => client.query(`CREATE DATABASE ${name}`));
+  const template = process.env.GREENLIGHT_TEST_TEMPLATE;
+  await withAdmin((client) => client.query(template ? `CREATE DATABASE ${name} TEMPLATE ${template}` : `CREATE DATABASE ${name}`));
   return { url: urlOf(name), drop: () => withAdmin(async (client) => void (await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`))) };
 }
 
