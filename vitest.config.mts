@@ -3,6 +3,41 @@ import { defineConfig } from 'vitest/config';
 /** The PostgreSQL the `postgres` project runs against; each test server gets a database of its own there. */
 const postgresUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
+/**
+ * The files run again on PostgreSQL: those whose behaviour rests on the database — what is
+ * stored and read back, locks and races between writers, the outbox, claims and several API
+ * processes on one database. The rest run on SQLite only, because PostgreSQL changes nothing they
+ * prove: the OpenAPI document and its lint, headers, Host and Origin rules, body and connection
+ * limits, the dashboard's proxy, the installation key (held in memory), who may call which
+ * operation (decided before any store is asked), the CLI's own commands and the Claude Code
+ * hook (clients of the API), the review policy's reload, this machine's connections, disk and
+ * SQLite's own syncs, MCP (a client of the same use cases), the dashboard in a browser, and the
+ * unit tiers.
+ */
+const ON_POSTGRES = [
+  'test/http/attachment-recovery.test.ts',
+  'test/http/attachments.test.ts',
+  'test/http/audit-log.test.ts',
+  'test/http/blocking.test.ts',
+  'test/http/events.test.ts',
+  'test/http/feedback-and-statistics.test.ts',
+  'test/http/hosted.test.ts',
+  'test/http/idempotency.test.ts',
+  'test/http/people.test.ts',
+  'test/http/policy.test.ts',
+  'test/http/reviews.test.ts',
+  'test/http/routing-rules.test.ts',
+  'test/http/shutdown.test.ts',
+  'test/http/sign-in.test.ts',
+  'test/http/tenancy.test.ts',
+  'test/http/webhooks.test.ts',
+  'test/http/workflows.test.ts',
+  'test/cli/durability.test.ts',
+  'test/cli/hosted.test.ts',
+  'test/cli/scale-out.test.ts',
+  'test/cli/status-and-logs.test.ts',
+];
+
 export default defineConfig({
   test: {
     pool: 'forks',
@@ -16,19 +51,26 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'sqlite', include: ['test/**/*.test.ts', 'test/**/*.test.mts', 'renderer/src/**/*.test.ts'] },
+        test: {
+          name: 'sqlite',
+          include: ['test/**/*.test.ts', 'test/**/*.test.mts', 'renderer/src/**/*.test.ts'],
+          exclude: ['test/chaos/**', 'test/bench/**'],
+        },
       },
       {
-        // The HTTP and CLI tiers again, on PostgreSQL. Left out: tests of this machine's
-        // connections, disk and SQLite's own syncs, which the database does not change.
         extends: true,
         test: {
           name: 'postgres',
-          include: ['test/http/**/*.test.ts', 'test/cli/**/*.test.ts'],
-          exclude: ['test/cli/connections.test.ts', 'test/cli/disk-full.test.ts', 'test/cli/attachment-durability.test.ts'],
+          include: ON_POSTGRES,
           env: { TEST_DATABASE_URL: postgresUrl },
           globalSetup: ['test/support/global-setup.ts'],
         },
+      },
+      {
+        // `npm run test:chaos`, which CI runs after `npm test`: kill -9 rounds, fuzzing, bursts
+        // and the quick benchmark take minutes and prove what no change to one feature breaks.
+        extends: true,
+        test: { name: 'chaos', include: ['test/chaos/**/*.test.ts', 'test/bench/**/*.test.ts'] },
       },
     ],
   },
