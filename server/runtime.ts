@@ -313,6 +313,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
           }
         : undefined,
     exposure,
+    trustedProxies: config.trusted_proxies,
     rateLimitPerMinute: config.rate_limit_per_minute,
     pingDatabase: services.db.ping,
     disk: () => services.diskSpace.report(),
@@ -359,6 +360,7 @@ export async function startDashboard(config: Config, options: { apiUrl: string; 
     log: options.log ?? silentLogger,
     staticDir: options.staticDir,
     exposure: exposureOf(config, 'dashboard_host'),
+    trustedProxies: config.trusted_proxies,
   });
   const limits = connectionLimitsFor(config.max_waiting_requests);
   const listening = await listen(httpServerFor(app, limits), config.dashboard_host, config.dashboard_port, options.log ?? silentLogger);
