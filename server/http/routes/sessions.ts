@@ -113,7 +113,7 @@ interface SignInBody {
  *       required: [token, password]
  *       properties:
  *         token: { type: string, minLength: 1, maxLength: 100 }
- *         password: { type: string, minLength: 10, maxLength: 1000, description: 'At least 10 characters; a passphrase of a few words is best.' }
+ *         password: { type: string, minLength: 10, maxLength: 1000, description: 'At least 10 characters, neither one character repeated nor one of the most common passwords (400); a passphrase of a few words is best.' }
  *       example: { token: Zm9vYmFyYmF6cXV4cXV1eGNvcmdlZ3JhdWx0Z2FycGx5, password: correct horse battery staple }
  *     InvitationDetails:
  *       type: object
