@@ -53,7 +53,7 @@ export function createDashboardApp(options: DashboardOptions): Express {
   trustProxies(app, options.trustedProxies);
   // Before the proxy: it addresses the API by its own name, so the API cannot tell a rebound request.
   app.use(hostsAllowed(options.exposure));
-  app.use('/api', refuseCrossSiteWrites({ loopbackOnly: options.exposure.loopbackOnly }), apiProxy(options.apiUrl, options.log));
+  app.use('/api', refuseCrossSiteWrites(options.exposure), apiProxy(options.apiUrl, options.log));
   app.use((_req, res, next) => {
     res.set({
       'Content-Security-Policy': CONTENT_SECURITY_POLICY,

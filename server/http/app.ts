@@ -146,7 +146,7 @@ export function createApp(options: AppOptions): Express {
 
   app.use(securityHeaders());
   app.use(hostsAllowed(options.exposure));
-  app.use(refuseCrossSiteWrites({ loopbackOnly: options.exposure.loopbackOnly }));
+  app.use(refuseCrossSiteWrites(options.exposure));
   if (options.hosted) {
     app.use(hostedAuthentication(options.hosted, options.log, options.clock));
     app.use(actingForCaller());
