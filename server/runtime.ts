@@ -271,7 +271,19 @@ function exposureOf(config: Config, hostKey: 'api_host' | 'dashboard_host'): Exp
         'Turn on enable_auth with an api_key, bind to 127.0.0.1, or accept the risk with allow_unauthenticated_network: true (--allow-unauthenticated-network)',
     );
   }
-  return { loopbackOnly, authenticated, allowedHosts: config.allowed_hosts };
+  return { loopbackOnly, authenticated, allowedHosts: config.allowed_hosts, publicUrl: config.public_url };
+}
+
+/**
+ * Says, once a server listens, who can use it when it is open to the network without a key:
+ * allow_unauthenticated_network accepts that risk, and the log is where it stays visible.
+ */
+function warnIfOpenWithoutKey(exposure: Exposure, log: Logger, what: string, listening: Listening, reach: string): void {
+  if (exposure.loopbackOnly || exposure.authenticated) return;
+  log.warn(
+    `${what} on ${listening.url} asks for no API key and is open to the network (allow_unauthenticated_network): ` +
+      `anyone who can reach this machine on port ${listening.port} can ${reach}`,
+  );
 }
 
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
@@ -313,6 +325,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
           }
         : undefined,
     exposure,
+    trustedProxies: config.trusted_proxies,
     rateLimitPerMinute: config.rate_limit_per_minute,
     pingDatabase: services.db.ping,
     disk: () => services.diskSpace.report(),
@@ -329,6 +342,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     await services.close();
     throw error;
   }
+  warnIfOpenWithoutKey(exposure, log, 'the API', listening, 'read, file and decide reviews, read their attachments and open MCP sessions');
 
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
@@ -354,14 +368,12 @@ export interface RunningDashboard {
 
 /** The reviewer dashboard on `dashboard_host:dashboard_port`, forwarding `/api` to `apiUrl`. */
 export async function startDashboard(config: Config, options: { apiUrl: string; log?: Logger; staticDir?: string }): Promise<RunningDashboard> {
-  const app = createDashboardApp({
-    apiUrl: options.apiUrl,
-    log: options.log ?? silentLogger,
-    staticDir: options.staticDir,
-    exposure: exposureOf(config, 'dashboard_host'),
-  });
+  const log = options.log ?? silentLogger;
+  const exposure = exposureOf(config, 'dashboard_host');
+  const app = createDashboardApp({ apiUrl: options.apiUrl, log, staticDir: options.staticDir, exposure, trustedProxies: config.trusted_proxies });
   const limits = connectionLimitsFor(config.max_waiting_requests);
-  const listening = await listen(httpServerFor(app, limits), config.dashboard_host, config.dashboard_port, options.log ?? silentLogger);
+  const listening = await listen(httpServerFor(app, limits), config.dashboard_host, config.dashboard_port, log);
+  warnIfOpenWithoutKey(exposure, log, 'the dashboard', listening, 'read and decide every review through it');
   return { url: listening.url, port: listening.port, close: () => listening.close(1_000) };
 }
 

@@ -4,6 +4,7 @@
  * checked. Reading and layering the sources lives in `load.ts`.
  */
 
+import net from 'node:net';
 import type { ConfiguredWebhook } from '../domain/ports';
 import { compilePolicy, durationSeconds, NO_POLICY, type Policy } from '../domain/policy';
 import { checkUrl } from '../domain/webhook-targets';
@@ -46,6 +47,8 @@ export interface Config {
   allow_unauthenticated_network: boolean;
   /** Host names, besides this machine's own, that a server open to the network without a key answers to. */
   allowed_hosts: string[];
+  /** Peers whose `X-Forwarded-For` names the client (addresses, CIDR ranges, or loopback, linklocal, uniquelocal). */
+  trusted_proxies: string[];
   /** Seconds to wait before each retry of a failed webhook delivery; past the last, the endpoint is disabled. */
   webhook_retry_schedule: number[];
   /** Deliver webhooks to loopback, private and link-local addresses too (off: the SSRF guard refuses them). */
@@ -159,6 +162,29 @@ function hostNames(key: ConfigKey) {
   };
 }
 
+/** Names Express's `trust proxy` understands for whole ranges. */
+const NAMED_RANGES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+function isAddressRange(entry: string): boolean {
+  if (NAMED_RANGES.has(entry)) return true;
+  const [address, prefix, ...rest] = entry.split('/');
+  const version = net.isIP(address);
+  if (version === 0 || rest.length > 0) return false;
+  return prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (version === 4 ? 32 : 128));
+}
+
+/** A list in the file; entries separated by commas in an environment variable. */
+function proxyRanges(key: ConfigKey) {
+  return (raw: unknown, origin: ValueOrigin): string[] => {
+    const items = origin.isText && typeof raw === 'string' ? raw.split(',').map((item) => item.trim()).filter(Boolean) : raw ?? [];
+    const expectation = 'a list of IP addresses, CIDR ranges (10.0.0.0/8, fd00::/8) or loopback, linklocal, uniquelocal';
+    if (!Array.isArray(items)) throw invalid(key, expectation, raw, origin);
+    const wrong = items.find((item) => typeof item !== 'string' || !isAddressRange(item.trim().toLowerCase()));
+    if (wrong !== undefined) throw invalid(key, expectation, wrong, origin);
+    return items.map((item: string) => item.trim().toLowerCase());
+  };
+}
+
 /** A list of durations in the file (`[5, "5m", "1h"]`); separated by commas in an environment variable. */
 function durations(key: ConfigKey) {
   return (raw: unknown, origin: ValueOrigin): number[] => {
@@ -267,6 +293,17 @@ export const SETTINGS = [
     flag,
   ),
   setting('allowed_hosts', [], 'Host names (besides this machine\'s own) that a server open to the network without a key answers to, e.g. [greenlight.lan]; others get 403.', hostNames),
+  // Loopback by default: the dashboard server that greenlight start runs reaches the API over it, and
+  // the API's limits must count each browser behind it, not the dashboard. The cost: a process on
+  // this machine may claim any address, spreading its own guesses over many counts or spending
+  // another client's. It could reach the API directly anyway, and where other users' processes are
+  // not to be believed, [] or a remote proxy's own address turns it off.
+  setting(
+    'trusted_proxies',
+    ['loopback'],
+    'Proxies and load balancers whose X-Forwarded-For is believed, as addresses or CIDR ranges, e.g. [loopback, 10.0.0.0/8]: the client is the rightmost address not among them, and the limits on failed sign-ins, wrong keys and requests count per client. loopback covers the dashboard server on this machine; [] believes no one.',
+    proxyRanges,
+  ),
   setting(
     'webhook_retry_schedule',
     [5, 300, 1_800, 7_200, 18_000, 36_000, 50_400, 72_000, 86_400],

@@ -3,6 +3,7 @@ import path from 'node:path';
 import express, { type Express } from 'express';
 import type { Logger } from '../logging';
 import { packageRoot } from '../package-info';
+import { trustProxies } from '../http/client-address';
 import { sendProblem } from '../http/problems';
 import { type Exposure, hostsAllowed, refuseCrossSiteWrites } from '../http/protection';
 import { apiProxy } from './proxy';
@@ -35,6 +36,8 @@ export interface DashboardOptions {
   apiUrl: string;
   /** Who can reach the dashboard: it answers to the same `Host` names as an API so exposed would. */
   exposure: Exposure;
+  /** Peers whose `X-Forwarded-For` is passed on to the API rather than replaced (`trusted_proxies`). */
+  trustedProxies: readonly string[];
   log: Logger;
   staticDir?: string;
 }
@@ -47,9 +50,10 @@ export function createDashboardApp(options: DashboardOptions): Express {
 
   const app = express();
   app.disable('x-powered-by');
+  trustProxies(app, options.trustedProxies);
   // Before the proxy: it addresses the API by its own name, so the API cannot tell a rebound request.
   app.use(hostsAllowed(options.exposure));
-  app.use('/api', refuseCrossSiteWrites({ loopbackOnly: options.exposure.loopbackOnly }), apiProxy(options.apiUrl, options.log));
+  app.use('/api', refuseCrossSiteWrites(options.exposure), apiProxy(options.apiUrl, options.log));
   app.use((_req, res, next) => {
     res.set({
       'Content-Security-Policy': CONTENT_SECURITY_POLICY,

@@ -2,6 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { RequestHandler } from 'express';
 import type { Logger } from '../logging';
+import { forwardedFor } from '../http/client-address';
 import { sendProblem } from '../http/problems';
 
 /** Headers that describe one hop, not the message (RFC 9110 §7.6.1). */
@@ -33,7 +34,7 @@ export function apiProxy(apiUrl: string, log: Logger): RequestHandler {
   return (req, res) => {
     // Where a request comes from was judged here, against the dashboard's own address
     // (refuseCrossSiteWrites); the API would judge a dashboard page's Origin against its own.
-    const { origin: _judgedHere, ...forwarded } = endToEnd(req.headers);
+    const { origin: _judgedHere, 'x-forwarded-for': _claimed, ...forwarded } = endToEnd(req.headers);
     let answer: http.IncomingMessage | undefined;
     const upstream = transport.request(
       {
@@ -42,7 +43,8 @@ export function apiProxy(apiUrl: string, log: Logger): RequestHandler {
         port: target.port,
         method: req.method,
         path: `${basePath}${req.url}`,
-        headers: { ...forwarded, host: target.host },
+        // The API counts failed sign-ins, wrong keys and requests per browser, not per dashboard.
+        headers: { ...forwarded, host: target.host, 'x-forwarded-for': forwardedFor(req) },
       },
       (received) => {
         answer = received;

@@ -1,4 +1,6 @@
 import { randomBytes, type ScryptOptions, scrypt, timingSafeEqual } from 'node:crypto';
+import COMMON_PASSWORDS from './common-passwords.json';
+import { invalidInput } from './errors';
 
 /**
  * scrypt's cost, one of the settings OWASP's password storage guidance lists as equal in
@@ -38,3 +40,22 @@ export async function verifyPassword(password: string, stored: string): Promise<
  * long for an unknown address as for a wrong password, so timing does not tell which it was.
  */
 export const NOBODYS_PASSWORD_HASH = ['scrypt', COST.N, COST.r, COST.p, Buffer.alloc(SALT_BYTES).toString('base64url'), Buffer.alloc(KEY_BYTES).toString('base64url')].join('$');
+
+/**
+ * The 400 most common passwords of 10 characters or more (the shortest accepted) among the 10
+ * million that Mark Burnett gathered from breach dumps (xato.net, 2015), as zxcvbn ranks them:
+ * the first any guesser tries. Lowercased.
+ */
+const COMMON = new Set<string>(COMMON_PASSWORDS);
+
+const BETTER = 'choose another: a few words in a row are easy to remember and hard to guess';
+
+/**
+ * Refuses (400) a new password that guessing finds first: one character repeated, or one of
+ * the common passwords in any case. Failed sign-ins are limited per client rather than per
+ * account, so a password must hold out against many clients' few tries each.
+ */
+export function refuseGuessablePassword(password: string): void {
+  if (/^(.)\1*$/su.test(password)) throw invalidInput('password', `is one character repeated, which is guessed at once; ${BETTER}`);
+  if (COMMON.has(password.toLowerCase())) throw invalidInput('password', `is one of the most common passwords, which are guessed first; ${BETTER}`);
+}

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { actingAs } from './audit';
 import { AppError } from './errors';
-import { hashPassword, NOBODYS_PASSWORD_HASH, verifyPassword } from './passwords';
+import { hashPassword, NOBODYS_PASSWORD_HASH, refuseGuessablePassword, verifyPassword } from './passwords';
 import type { Clock, Principal, SignInRepository, Tx, UnitOfWork, UserCredentials } from './ports';
 import type { InvitationView, SessionView, UserRecord } from './records';
 
@@ -108,6 +108,7 @@ export class SignInService {
   async acceptInvitation(token: string, password: string): Promise<SignedIn> {
     const found = await this.accounts.findByInvitation(tokenHash(token), this.clock());
     if (!found) throw new AppError(404, INVITATION_GONE);
+    refuseGuessablePassword(password);
     const passwordHash = await hashPassword(password);
     return this.startSession(found, 'user.password_set', (tx) => this.accounts.setPassword(tx, found.user.id, passwordHash, this.clock()));
   }

@@ -9,6 +9,7 @@ import type { Logger } from '../logging';
 import type { McpHttpSessions } from '../mcp/http-sessions';
 import { installationKey, principalOf, requireBearerKey } from './auth';
 import { actingForCaller, type HostedOptions, hostedAccess, hostedAuthentication, hostedMcpAccess } from './hosted';
+import { trustProxies } from './client-address';
 import { boundedJsonShape } from './limits';
 import { rateLimit } from './rate-limit';
 import { type Exposure, hostsAllowed, refuseCrossSiteWrites, requireJsonBodies, securityHeaders } from './protection';
@@ -54,6 +55,8 @@ export interface AppOptions {
   rateLimitPerMinute: number;
   /** Who can reach the server: decides which `Host` names it answers to (see protection.ts). */
   exposure: Exposure;
+  /** Peers whose `X-Forwarded-For` names the client the limits count (`trusted_proxies`). */
+  trustedProxies: readonly string[];
   log: Logger;
   /** The limits' notion of now (tests set it). */
   clock?: () => number;
@@ -73,10 +76,11 @@ export function createApp(options: AppOptions): Express {
   app.disable('x-powered-by');
   // JSON answers are small and rarely repeated; hashing each one for an ETag costs more than it saves.
   app.set('etag', false);
+  trustProxies(app, options.trustedProxies);
 
   app.use(securityHeaders());
   app.use(hostsAllowed(options.exposure));
-  app.use(refuseCrossSiteWrites({ loopbackOnly: options.exposure.loopbackOnly }));
+  app.use(refuseCrossSiteWrites(options.exposure));
   if (options.hosted) {
     app.use(hostedAuthentication(options.hosted, options.log, options.clock));
     app.use(actingForCaller());

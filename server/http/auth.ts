@@ -1,16 +1,17 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { RequestHandler, Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { ANONYMOUS_LOCAL, INSTALLATION, type Principal } from '../domain/ports';
 import type { Logger } from '../logging';
+import { clientAddress } from './client-address';
 import { sendProblem } from './problems';
 import { TokenBuckets } from './token-buckets';
 
 /**
- * Wrong keys an address may present: a burst of 30 (a reviewer's mistyped key reaches the API
- * through several of the dashboard's requests at once), then 10 a minute; past that, its
- * requests are refused with 429 for a while. Guessing a key must not be a matter of sending
- * enough requests. A request without any key does not count: a dashboard asks for the key after
- * its first 401s.
+ * Wrong keys a client may present: a burst of 30 (a reviewer's mistyped key reaches the API
+ * through several of the dashboard's requests at once), then 10 a minute; past that, its keys
+ * are refused with 429 for a while. Guessing a key must not be a matter of sending enough
+ * requests. A request without any key does not count: a dashboard asks for the key after its
+ * first 401s.
  */
 const WRONG_KEYS_PER_MINUTE = 10;
 const WRONG_KEYS_IN_A_BURST = 30;
@@ -32,37 +33,57 @@ export function principalOf(res: Response): Principal {
 /** Who a presented key stands for, or null for a key that opens nothing. */
 export type KeyResolver = (presented: string) => Promise<Principal | null> | Principal | null;
 
+export interface BearerKeys {
+  resolve: KeyResolver;
+  /**
+   * The keys no one can guess (256 random bits), which open what they open even for a client
+   * over its wrong-key budget. A client over it is refused its guessable keys (a user-chosen
+   * installation or operator key) unread, the right one too: answering the right one would let
+   * a guesser keep going at full speed and learn when it hit. A random key's answer helps no
+   * guesser, and refusing it would let one agent with a stale key lock out every agent behind
+   * the same address.
+   */
+  resolveUnguessable?: KeyResolver;
+}
+
+function bearerKeyOf(req: Request): string | null {
+  return /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(req.get('authorization') ?? '')?.[1] ?? null;
+}
+
+function tooManyWrongKeys(res: Response, waitSeconds: number): void {
+  res.set('Retry-After', String(waitSeconds));
+  sendProblem(res, 429, `too many wrong API keys from this address; retry in ${waitSeconds} s with the right one`);
+}
+
 /**
- * `Authorization: Bearer <key>` on every non-public path, the key resolved to a caller by
- * `resolve`. An address that keeps presenting wrong keys is refused (429) before its keys are
- * even looked at.
+ * `Authorization: Bearer <key>` on every non-public path, the key resolved to a caller. Wrong
+ * keys are counted per client (`clientAddress`), so one client's guesses never refuse another's
+ * key. A presented key spends a try before it is looked up, so guesses sent at once cannot
+ * outrun the budget while lookups are under way; a key that opens something gives it back.
  */
-export function requireBearerKey(resolve: KeyResolver, log: Logger, clock: () => number = Date.now): RequestHandler {
+export function requireBearerKey(keys: BearerKeys, log: Logger, clock: () => number = Date.now): RequestHandler {
   const wrongKeys = new TokenBuckets(WRONG_KEYS_PER_MINUTE, WRONG_KEYS_IN_A_BURST, clock);
   return (req, res, next) => {
     if (isPublicPath(req.path)) return next();
-    const address = req.socket.remoteAddress ?? 'unknown';
-    const blockedFor = wrongKeys.waitSeconds(address);
-    if (blockedFor > 0) {
-      res.set('Retry-After', String(blockedFor));
-      return sendProblem(res, 429, `too many wrong API keys from this address; retry in ${blockedFor} s with the right one`);
-    }
-    const header = req.get('authorization') ?? '';
-    const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header);
-    if (!match) {
+    const presented = bearerKeyOf(req);
+    if (presented === null) {
       res.set('WWW-Authenticate', 'Bearer realm="greenlight"');
       return sendProblem(res, 401, 'this API requires an API key: send Authorization: Bearer <api_key>');
     }
-    Promise.resolve(resolve(match[1])).then((principal) => {
-      if (!principal) {
-        if (wrongKeys.take(address) === 0 && wrongKeys.waitSeconds(address) > 0) {
-          log.warn('wrong API keys from one address: its requests are refused for a while', { address });
-        }
-        res.set('WWW-Authenticate', 'Bearer realm="greenlight", error="invalid_token"');
-        return sendProblem(res, 401, 'the API key is not valid');
+    const client = clientAddress(req);
+    const blockedFor = wrongKeys.take(client);
+    const resolve = blockedFor === 0 ? keys.resolve : keys.resolveUnguessable;
+    if (!resolve) return tooManyWrongKeys(res, blockedFor);
+    Promise.resolve(resolve(presented)).then((principal) => {
+      if (principal) {
+        if (blockedFor === 0) wrongKeys.giveBack(client);
+        res.locals.principal = principal;
+        return next();
       }
-      res.locals.principal = principal;
-      next();
+      if (blockedFor > 0) return tooManyWrongKeys(res, blockedFor);
+      if (wrongKeys.waitSeconds(client) > 0) log.warn('wrong API keys from one client: its keys are refused for a while', { client });
+      res.set('WWW-Authenticate', 'Bearer realm="greenlight", error="invalid_token"');
+      sendProblem(res, 401, 'the API key is not valid');
     }, next);
   };
 }
@@ -77,8 +98,8 @@ export function matchesSecret(secret: string): (presented: string) => boolean {
 }
 
 /** The self-hosted edition's one key, which opens the whole installation. */
-export function installationKey(apiKey: string): KeyResolver {
+export function installationKey(apiKey: string): BearerKeys {
   const matches = matchesSecret(apiKey);
   const id = digest(apiKey).toString('hex');
-  return (presented) => (matches(presented) ? { kind: 'api_key', scope: INSTALLATION, id } : null);
+  return { resolve: (presented) => (matches(presented) ? { kind: 'api_key', scope: INSTALLATION, id } : null) };
 }

@@ -10,7 +10,7 @@ import { OPERATOR, type Principal } from '../domain/ports';
 import type { SignInService } from '../domain/sign-in';
 import type { Logger } from '../logging';
 import { type Caller, HOSTED_CALLERS } from './callers';
-import { isPublicPath, type KeyResolver, matchesSecret, principalOf, requireBearerKey } from './auth';
+import { type BearerKeys, isPublicPath, type KeyResolver, matchesSecret, principalOf, requireBearerKey } from './auth';
 import { sendProblem } from './problems';
 import { carriesCsrfToken, clearSessionCookie, sessionTokenOf } from './session-cookie';
 
@@ -36,10 +36,14 @@ export function isHostedPublicPath(path: string): boolean {
 
 const READ_ONLY_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-/** The hosted edition's keys: the operator's, or an organization's (looked up on every request). */
-export function hostedKeys(hosted: HostedOptions): KeyResolver {
+/**
+ * The hosted edition's keys: the operator's, or an organization's (looked up on every request).
+ * Organizations' keys are 256 random bits; the operator's is chosen by a person.
+ */
+export function hostedKeys(hosted: HostedOptions): BearerKeys {
   const isOperator = hosted.operatorKey ? matchesSecret(hosted.operatorKey) : () => false;
-  return (presented) => (isOperator(presented) ? OPERATOR : hosted.organizations.authenticate(presented));
+  const organizationKey: KeyResolver = (presented) => hosted.organizations.authenticate(presented);
+  return { resolve: (presented) => (isOperator(presented) ? OPERATOR : organizationKey(presented)), resolveUnguessable: organizationKey };
 }
 
 /**

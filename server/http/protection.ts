@@ -19,14 +19,6 @@ function hostnameOf(hostHeader: string): string {
   return match ? match[1].toLowerCase() : '';
 }
 
-function originHostname(origin: string): string {
-  try {
-    return new URL(origin).hostname;
-  } catch {
-    return '';
-  }
-}
-
 /** Who can reach a server and whether it asks for a key: what its Host rule follows from. */
 export interface Exposure {
   /** Bound to a loopback address: only this machine can connect. */
@@ -35,6 +27,8 @@ export interface Exposure {
   authenticated: boolean;
   /** Names besides this machine's own that an unauthenticated server answers to (`allowed_hosts`). */
   allowedHosts: readonly string[];
+  /** The dashboard's address as people reach it (`public_url`; empty when unset). */
+  publicUrl: string;
 }
 
 /** This machine's host name, bare and as mDNS announces it (`name.local`). */
@@ -71,16 +65,40 @@ export function hostsAllowed(exposure: Exposure): RequestHandler {
   };
 }
 
+const DEFAULT_PORT: Record<string, string> = { 'http:': ':80', 'https:': ':443' };
+
 /**
- * Refuses state changes a browser says come from another site (`Sec-Fetch-Site`), and — on a
- * loopback-only server, where every legitimate page is a local one — those whose `Origin` is
- * not local. Agents and scripts send neither header and are not affected.
+ * Whether a page of `origin` may change data with a request addressed to `host`: a page of the
+ * very origin the request addressed, of `public_url` (a TLS proxy in front may address the
+ * server by another name), or of one of `allowed_hosts`. Every other page is foreign, on this
+ * machine or elsewhere, whatever the server is bound to; so is `null` (sandboxed frames, files).
  */
-export function refuseCrossSiteWrites(options: { loopbackOnly: boolean }): RequestHandler {
+function pageMayWrite(origin: string, host: string, exposure: Exposure, publicOrigin: string | null): boolean {
+  let page: URL;
+  try {
+    page = new URL(origin);
+  } catch {
+    return false;
+  }
+  if (page.protocol !== 'http:' && page.protocol !== 'https:') return false;
+  if (page.origin === publicOrigin || exposure.allowedHosts.includes(page.hostname)) return true;
+  const addressed = host.trim().toLowerCase();
+  const defaultPort = DEFAULT_PORT[page.protocol];
+  return page.host === (addressed.endsWith(defaultPort) ? addressed.slice(0, -defaultPort.length) : addressed);
+}
+
+/**
+ * Refuses state changes a browser says come from another site (`Sec-Fetch-Site`) or from a
+ * foreign page (`Origin`, see `pageMayWrite`). Agents and scripts send neither header and are
+ * not affected. The dashboard server judges its pages here and does not pass `Origin` on: the
+ * API behind it would judge a dashboard page against its own address.
+ */
+export function refuseCrossSiteWrites(exposure: Exposure): RequestHandler {
+  const publicOrigin = exposure.publicUrl ? new URL(exposure.publicUrl).origin : null;
   return (req, res, next) => {
     if (SAFE_METHODS.has(req.method)) return next();
     const origin = req.get('origin');
-    const foreignOrigin = options.loopbackOnly && origin !== undefined && !isLoopback(originHostname(origin));
+    const foreignOrigin = origin !== undefined && !pageMayWrite(origin, req.headers.host ?? '', exposure, publicOrigin);
     if (req.get('sec-fetch-site') !== 'cross-site' && !foreignOrigin) return next();
     sendProblem(res, 403, `requests that change data are not accepted from another site${origin ? ` (${origin})` : ''}`);
   };

@@ -37,6 +37,12 @@ export class TokenBuckets {
     return wait;
   }
 
+  /** Returns a token taken from `caller` for something that turned out not to count. */
+  giveBack(caller: string): void {
+    const bucket = this.refilled(caller);
+    bucket.tokens = Math.min(this.capacity, bucket.tokens + 1);
+  }
+
   private refilled(caller: string): Bucket {
     const now = this.clock();
     if (++this.uses % SWEEP_EVERY === 0) {

@@ -54,6 +54,7 @@ describe('greenlight start', () => {
     });
     expect(server.url).toBe(`http://127.0.0.1:${port}`);
     expect(server.dashboardUrl).toBe(`http://127.0.0.1:${dashboardPort}`);
+    expect(server.output()).not.toMatch(/"level":"warn"/);
     expect((await fetch(`${server.url}/health`)).status).toBe(200);
     const page = await fetch(`${server.dashboardUrl}/`);
     expect(page.headers.get('content-type')).toMatch(/^text\/html/);
@@ -117,11 +118,26 @@ describe('greenlight start', () => {
     expect(result.stderr).toMatch(/^greenlight: configuration error: api_host is 0\.0\.0\.0, which other machines can reach, and enable_auth is false: .*--allow-unauthenticated-network\)\n$/);
   });
 
-  it('listens on the network without a key when told so with --allow-unauthenticated-network', async () => {
-    const port = await freePort();
-    const server = await startCli(['--api-only', '--host', '0.0.0.0', '--port', String(port), '--allow-unauthenticated-network'], { cwd: temp.dir });
+  it('listens on the network without a key when told so with --allow-unauthenticated-network, and warns who can do what', async () => {
+    const [port, dashboardPort] = [await freePort(), await freePort()];
+    const server = await startCli(['--host', '0.0.0.0', '--port', String(port), '--dashboard-port', String(dashboardPort), '--allow-unauthenticated-network'], {
+      cwd: temp.dir,
+      env: { GREENLIGHT_DASHBOARD_HOST: '0.0.0.0' },
+      ready: /dashboard listening on/,
+    });
     try {
       expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(200);
+      const warnings = server
+        .output()
+        .split('\n')
+        .filter((line) => line.includes('"level":"warn"'))
+        .map((line) => (JSON.parse(line) as { message: string }).message);
+      expect(warnings).toEqual([
+        `the API on http://0.0.0.0:${port} asks for no API key and is open to the network (allow_unauthenticated_network): ` +
+          `anyone who can reach this machine on port ${port} can read, file and decide reviews, read their attachments and open MCP sessions`,
+        `the dashboard on http://0.0.0.0:${dashboardPort} asks for no API key and is open to the network (allow_unauthenticated_network): ` +
+          `anyone who can reach this machine on port ${dashboardPort} can read and decide every review through it`,
+      ]);
     } finally {
       await stopProgram(server);
     }

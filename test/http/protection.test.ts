@@ -78,6 +78,10 @@ describe('writes from another site', () => {
     ['Origin: http://127.0.0.1.evil.example:8000', { origin: 'http://127.0.0.1.evil.example:8000' }],
     // What sandboxed frames and file:// pages send.
     ['Origin: null', { origin: 'null' }],
+    // Other pages on this machine: another local app's, or the dashboard's own, which reaches the API through its proxy.
+    ['Origin: http://localhost:3000', { origin: 'http://localhost:3000' }],
+    ['Origin: http://127.0.0.1:8501', { origin: 'http://127.0.0.1:8501' }],
+    ['Sec-Fetch-Site: same-site', { 'sec-fetch-site': 'same-site', origin: 'http://localhost:8501' }],
   ])('are refused with 403 when they carry %s, and change nothing', async (_label, from) => {
     const reviewId = await newReview();
     const reviewsBefore = await storedReviewCount(server.url);
@@ -94,11 +98,11 @@ describe('writes from another site', () => {
   });
 
   it.each([
-    ['Origin: http://127.0.0.1:8501', { origin: 'http://127.0.0.1:8501' }],
-    ['Origin: http://localhost:3000', { origin: 'http://localhost:3000' }],
-    ['Origin: http://[::1]:8501', { origin: 'http://[::1]:8501' }],
-    ['Sec-Fetch-Site: same-site', { 'sec-fetch-site': 'same-site', origin: 'http://localhost:8501' }],
-  ])('are accepted from a page on this machine (%s)', async (_label, from) => {
+    ['http://127.0.0.1:{port}', '127.0.0.1:{port}'],
+    ['http://localhost:{port}', 'localhost:{port}'],
+    ['http://[::1]:{port}', '[::1]:{port}'],
+  ])('are accepted from a page of the origin they address (%s)', async (origin, host) => {
+    const from = { origin: withPort(origin), host: withPort(host), 'sec-fetch-site': 'same-origin' };
     const created = await toApi({ method: 'POST', path: '/reviews', headers: { ...JSON_TYPE, ...from }, body: Buffer.from(JSON.stringify(sampleReview)) });
     expect(created.status).toBe(201);
     const reviewId = jsonOf<{ id: number }>(created)!.id;
@@ -280,12 +284,30 @@ describe('the dashboard server', () => {
     expect(await storedReviewCount(server.url)).toBe(reviewsBefore + 1);
   });
 
-  it('does not forward Origin, so its pages can write when it is open to the network and the API is not', async () => {
-    // Bound to every interface; the page's Origin is the address a colleague's browser used.
-    const networked = await startTestDashboard(server, { dashboard_host: '0.0.0.0', allow_unauthenticated_network: true });
+  it('open to the network, refuses writes from foreign pages, and forwards its own without Origin, which the API would judge against its own address', async () => {
+    const networked = await startTestDashboard(server, {
+      dashboard_host: '0.0.0.0',
+      allow_unauthenticated_network: true,
+      allowed_hosts: ['greenlight.lan'],
+      public_url: 'https://review.example.com',
+    });
     try {
-      const created = await createThroughDashboard(networked.port, { origin: `http://192.0.2.10:${networked.port}`, 'sec-fetch-site': 'same-origin' });
-      expect(created.status).toBe(201);
+      const reviewsBefore = await storedReviewCount(server.url);
+      // Reached at 127.0.0.1: the request's Host is this machine's address, the page another.
+      for (const origin of ['https://evil.example', `http://localhost:${networked.port}`, 'null']) {
+        expectProblem(await createThroughDashboard(networked.port, { origin }), 403, /another site/);
+      }
+      expect(await storedReviewCount(server.url)).toBe(reviewsBefore);
+      const ownPages: Array<Record<string, string>> = [
+        // The address a colleague's browser used.
+        { origin: `http://192.0.2.10:${networked.port}`, host: `192.0.2.10:${networked.port}` },
+        { origin: 'https://review.example.com' },
+        { origin: 'http://greenlight.lan' },
+      ];
+      for (const page of ownPages) {
+        const created = await createThroughDashboard(networked.port, { ...page, 'sec-fetch-site': 'same-origin' });
+        expect({ page: page.origin, status: created.status }).toEqual({ page: page.origin, status: 201 });
+      }
     } finally {
       await networked.dispose();
     }
@@ -338,15 +360,32 @@ describe('an API open to the network', () => {
     }
   });
 
-  it('with a key answers any name: a rebinding page does not have the key', async () => {
+  it('without a key refuses writes from foreign pages, and takes those of the origin addressed, public_url and allowed_hosts', async () => {
+    const open = await startTestServer({ api_host: '0.0.0.0', allow_unauthenticated_network: true, allowed_hosts: ['greenlight.lan'], public_url: 'https://review.example.com' });
+    try {
+      const reachedAt = `http://127.0.0.1:${open.port}`;
+      const create = (headers: Record<string, string>) => send(reachedAt, { ...jsonRequest('POST', '/reviews', sampleReview), headers: { ...JSON_TYPE, ...headers } });
+      const reviewsBefore = await storedReviewCount(reachedAt);
+      for (const origin of ['https://evil.example', 'http://localhost:3000', `http://192.0.2.10:${open.port}`, 'null']) {
+        expectProblem(await create({ origin }), 403, /another site/);
+      }
+      expect(await storedReviewCount(reachedAt)).toBe(reviewsBefore);
+      for (const origin of [`http://127.0.0.1:${open.port}`, 'https://review.example.com', 'http://greenlight.lan:8501']) {
+        expect({ origin, status: (await create({ origin })).status }).toEqual({ origin, status: 201 });
+      }
+    } finally {
+      await open.dispose();
+    }
+  });
+
+  it('with a key answers any name (a rebinding page does not have the key), and still refuses writes from foreign pages', async () => {
     const key = 'open-network-test-key-0123456789';
     const open = await startTestServer({ api_host: '0.0.0.0', enable_auth: true, api_key: key });
     try {
-      const answer = await send(`http://127.0.0.1:${open.port}`, {
-        ...jsonRequest('POST', '/reviews', sampleReview),
-        headers: { ...JSON_TYPE, host: `greenlight.example.com:${open.port}`, authorization: `Bearer ${key}` },
-      });
-      expect(answer.status).toBe(201);
+      const create = (headers: Record<string, string>) =>
+        send(`http://127.0.0.1:${open.port}`, { ...jsonRequest('POST', '/reviews', sampleReview), headers: { ...JSON_TYPE, authorization: `Bearer ${key}`, ...headers } });
+      expect((await create({ host: `greenlight.example.com:${open.port}` })).status).toBe(201);
+      expectProblem(await create({ origin: 'https://evil.example' }), 403, /another site/);
     } finally {
       await open.dispose();
     }

@@ -83,6 +83,9 @@ describe('loadConfig', () => {
     ['webhooks:\n  - { url: "https://h.example/x", secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", events: [review.opened] }\n', /^webhooks\[0\]\.events must be a list of review\.created/],
     ['edition: hosted\nwebhooks:\n  - { url: "https://h.example/x", secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" }\n', /^webhooks belongs to the self-hosted edition/],
     ['webhook_retry_schedule: [5, "soon"]\n', /^webhook_retry_schedule\[1\] must be a duration/],
+    ['trusted_proxies: [10.0.0.0/8, proxy.internal]\n', /^trusted_proxies must be a list of IP addresses, CIDR ranges .* \(got "proxy\.internal" from greenlight\.yaml\)$/],
+    ['trusted_proxies: [10.0.0.0/33]\n', /^trusted_proxies must be a list .* \(got "10\.0\.0\.0\/33" from greenlight\.yaml\)$/],
+    ['trusted_proxies: 10.0.0.1\n', /^trusted_proxies must be a list .* \(got "10\.0\.0\.1" from greenlight\.yaml\)$/],
   ])('refuses %j with one clear line naming the key', (content, message) => {
     writeConfig(content);
     expect(() => loadConfig({ cwd: temp.dir, env: {} })).toThrowError(message);
@@ -92,6 +95,15 @@ describe('loadConfig', () => {
       expect(error).toBeInstanceOf(ConfigError);
       expect((error as Error).message).not.toContain('\n');
     }
+  });
+
+  it('believes X-Forwarded-For from loopback unless told otherwise, and takes ranges separated by commas from the environment', () => {
+    expect(loadConfig({ cwd: temp.dir, env: {} }).config.trusted_proxies).toEqual(['loopback']);
+    const { config } = loadConfig({ cwd: temp.dir, env: { GREENLIGHT_TRUSTED_PROXIES: '10.0.0.0/8, FD00::/8 ,192.0.2.7' } });
+    expect(config.trusted_proxies).toEqual(['10.0.0.0/8', 'fd00::/8', '192.0.2.7']);
+    expect(() => loadConfig({ cwd: temp.dir, env: { GREENLIGHT_TRUSTED_PROXIES: 'loopback,10.0.0.0/8/8' } })).toThrowError(
+      /^trusted_proxies must be .* \(got "10\.0\.0\.0\/8\/8" from GREENLIGHT_TRUSTED_PROXIES\)$/,
+    );
   });
 
   it('names the environment variable that holds a bad value', () => {

@@ -1,17 +1,59 @@
 import { type Request, type Response, Router } from 'express';
 import type { SignedIn, SignInService } from '../../domain/sign-in';
+import { clientAddress } from '../client-address';
 import { sendProblem } from '../problems';
 import { carriesCsrfToken, clearSessionCookie, sessionTokenOf, setSessionCookie } from '../session-cookie';
 import { TokenBuckets } from '../token-buckets';
 
 /**
- * Failed sign-ins allowed per e-mail address (10 at once, then 5 a minute), which stops many
- * machines trying one person's password, and per client address (30 at once, then 10 a minute:
- * an office shares one), which stops one machine trying many people's. A successful sign-in
- * does not count.
+ * Failed sign-ins are counted three ways, and an attempt is tried only while each count allows:
+ * per e-mail address and client (10 at once, then 5 a minute), which stops one machine trying
+ * one person's password; per client (30 at once, then 10 a minute: an office shares one
+ * address), which stops one machine trying many people's; and per e-mail address (100 at once,
+ * then 30 a minute), which slows many machines trying one person's. A single client cannot
+ * reach the last — the first stops it long before — so no one stranger can lock a person out of
+ * their own account. Clients are told apart by `clientAddress`, so a stranger's failures through
+ * the dashboard server or a load balancer refuse no one else.
  */
-const FAILURES_PER_EMAIL = { perMinute: 5, burst: 10 };
-const FAILURES_PER_ADDRESS = { perMinute: 10, burst: 30 };
+const FAILURES_PER_EMAIL_AND_CLIENT = { perMinute: 5, burst: 10 };
+const FAILURES_PER_CLIENT = { perMinute: 10, burst: 30 };
+const FAILURES_PER_EMAIL = { perMinute: 30, burst: 100 };
+
+/**
+ * An attempt spends a try of each count before its password is checked, so attempts sent at
+ * once cannot outrun the limits while scrypt runs; one that was no failure gives them back.
+ */
+class FailedSignIns {
+  private readonly byEmailAndClient: TokenBuckets;
+  private readonly byClient: TokenBuckets;
+  private readonly byEmail: TokenBuckets;
+
+  constructor(clock: () => number) {
+    this.byEmailAndClient = new TokenBuckets(FAILURES_PER_EMAIL_AND_CLIENT.perMinute, FAILURES_PER_EMAIL_AND_CLIENT.burst, clock);
+    this.byClient = new TokenBuckets(FAILURES_PER_CLIENT.perMinute, FAILURES_PER_CLIENT.burst, clock);
+    this.byEmail = new TokenBuckets(FAILURES_PER_EMAIL.perMinute, FAILURES_PER_EMAIL.burst, clock);
+  }
+
+  /** Spends a try of every count, or of none: the seconds to wait when one has none left, else 0. */
+  begin(email: string, client: string): number {
+    const counts = this.countsOf(email, client);
+    const waitSeconds = Math.max(...counts.map(([buckets, key]) => buckets.waitSeconds(key)));
+    if (waitSeconds === 0) for (const [buckets, key] of counts) buckets.take(key);
+    return waitSeconds;
+  }
+
+  forgive(email: string, client: string): void {
+    for (const [buckets, key] of this.countsOf(email, client)) buckets.giveBack(key);
+  }
+
+  private countsOf(email: string, client: string): Array<[TokenBuckets, string]> {
+    return [
+      [this.byEmailAndClient, `${email}\n${client}`],
+      [this.byClient, client],
+      [this.byEmail, email],
+    ];
+  }
+}
 
 interface SignInBody {
   email: string;
@@ -71,7 +113,7 @@ interface SignInBody {
  *       required: [token, password]
  *       properties:
  *         token: { type: string, minLength: 1, maxLength: 100 }
- *         password: { type: string, minLength: 10, maxLength: 1000, description: 'At least 10 characters; a passphrase of a few words is best.' }
+ *         password: { type: string, minLength: 10, maxLength: 1000, description: 'At least 10 characters, neither one character repeated nor one of the most common passwords (400); a passphrase of a few words is best.' }
  *       example: { token: Zm9vYmFyYmF6cXV4cXV1eGNvcmdlZ3JhdWx0Z2FycGx5, password: correct horse battery staple }
  *     InvitationDetails:
  *       type: object
@@ -103,8 +145,7 @@ interface SignInBody {
  */
 export function sessionRoutes(signIn: SignInService, secureCookies: boolean, clock: () => number = Date.now): Router {
   const router = Router();
-  const failuresByAddress = new TokenBuckets(FAILURES_PER_ADDRESS.perMinute, FAILURES_PER_ADDRESS.burst, clock);
-  const failuresByEmail = new TokenBuckets(FAILURES_PER_EMAIL.perMinute, FAILURES_PER_EMAIL.burst, clock);
+  const failures = new FailedSignIns(clock);
 
   const started = (req: Request, res: Response, signedIn: SignedIn): void => {
     setSessionCookie(req, res, signedIn.token, secureCookies);
@@ -120,9 +161,10 @@ export function sessionRoutes(signIn: SignInService, secureCookies: boolean, clo
    *     summary: Sign in to the dashboard with e-mail and password
    *     description: >-
    *       Hosted edition only. An unknown e-mail, a wrong password and a deactivated person all
-   *       get the same 401. Failed attempts are limited per e-mail (10 at once, then 5 a
-   *       minute) and per client address (30 at once, then 10 a minute): past that, 429 with
-   *       Retry-After.
+   *       get the same 401. Failed attempts are limited per e-mail and client address (10 at
+   *       once, then 5 a minute), per client address (30 at once, then 10 a minute) and per
+   *       e-mail (100 at once, then 30 a minute): past that, 429 with Retry-After. The client
+   *       address is the one trusted proxies name in X-Forwarded-For (trusted_proxies).
    *     x-edition: hosted
    *     security: []
    *     requestBody:
@@ -153,21 +195,21 @@ export function sessionRoutes(signIn: SignInService, secureCookies: boolean, clo
    *       '507': { $ref: '#/components/responses/InsufficientStorage' }
    */
   router.post('/sessions', async (req: Request<Record<string, string>, unknown, SignInBody>, res) => {
-    const address = req.socket.remoteAddress ?? 'unknown';
+    const client = clientAddress(req);
     const email = req.body.email.trim().toLowerCase();
-    const waitSeconds = Math.max(failuresByAddress.waitSeconds(address), failuresByEmail.waitSeconds(email));
+    const waitSeconds = failures.begin(email, client);
     if (waitSeconds > 0) {
       res.set('Retry-After', String(waitSeconds));
       return sendProblem(res, 429, `too many failed sign-ins; try again in ${waitSeconds} s`);
     }
+    let failed = false;
     try {
       started(req, res, await signIn.signIn(email, req.body.password, req.body.organization_id));
     } catch (error) {
-      if ((error as { status?: number }).status === 401) {
-        failuresByAddress.take(address);
-        failuresByEmail.take(email);
-      }
+      failed = (error as { status?: number }).status === 401;
       throw error;
+    } finally {
+      if (!failed) failures.forgive(email, client);
     }
   });
 
