@@ -218,6 +218,15 @@ export class McpHttpSessions {
   }
 
   /**
+   * Closes the sessions `principalId` opened, their calls under way cancelled: its credential
+   * no longer holds. A later request with one of their ids gets 404.
+   */
+  async closeSessionsOf(principalId: string): Promise<void> {
+    const opened = [...this.sessions].filter(([, session]) => session.principalId === principalId);
+    await Promise.all(opened.map(([id]) => this.close(id)));
+  }
+
+  /**
    * Closes every session once its calls have been answered (the waiters' shutdown answers the
    * waiting ones), or after `graceMs`.
    */

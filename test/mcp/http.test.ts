@@ -376,7 +376,7 @@ describe('/mcp sessions per client', () => {
   });
 });
 
-describe('/mcp sessions per organization (hosted edition)', () => {
+describe('/mcp sessions in the hosted edition', () => {
   let hosted: TestServer;
   const streams: Array<{ close(): void }> = [];
 
@@ -385,12 +385,12 @@ describe('/mcp sessions per organization (hosted edition)', () => {
     await hosted?.dispose();
   });
 
-  /** A new organization's admin key and an agent key, as senders of raw requests. */
-  async function organization(name: string): Promise<{ admin: Sender; agent: Sender }> {
+  /** A new organization's admin key and an agent key (with its id), as senders of raw requests. */
+  async function organization(name: string): Promise<{ admin: Sender; agent: Sender; agentKeyId: number }> {
     const created = await call(hosted.url, 'POST', '/organizations', { name }, { headers: bearer(OPERATOR_KEY) });
     const admin = bearer(created.body.api_key.key);
     const agent = await call(hosted.url, 'POST', `/organizations/${created.body.organization.id}/api-keys`, { name: 'agent', scope: 'agent' }, { headers: admin });
-    return { admin: { headers: admin }, agent: { headers: bearer(agent.body.key) } };
+    return { admin: { headers: admin }, agent: { headers: bearer(agent.body.key) }, agentKeyId: agent.body.id };
   }
 
   /** A session kept in use by its open event stream, as a connected client keeps it. */
@@ -427,6 +427,21 @@ describe('/mcp sessions per organization (hosted edition)', () => {
     expect((await listTools(hosted.url, oldest, large.agent)).status).toBe(404);
     for (const sessionId of newer) expect((await listTools(hosted.url, sessionId, large.agent)).message.result.tools).toHaveLength(5);
     expect((await listTools(hosted.url, smalls, small.agent)).message.result.tools).toHaveLength(5);
+  });
+  it('closes the sessions of a revoked API key, cancelling their calls under way, while another key\'s session goes on', async () => {
+    hosted = await startTestServer({ edition: 'hosted', operator_key: OPERATOR_KEY }, { mcpTools: { progressIntervalMs: 50 } });
+    const acme = await organization('Acme');
+    const [doomed, kept] = [await openRawSession(hosted.url, acme.agent), await openRawSession(hosted.url, acme.admin)];
+    const review = (await call(hosted.url, 'POST', '/reviews', { task_type: 'deploy', proposed_action: 'Deploy build 81' }, { headers: acme.admin.headers })).body;
+    const waitForIt = { name: 'get_review_decision', arguments: { review_id: review.id, wait_seconds: 600 }, _meta: { progressToken: 'wait' } };
+    const waiting = rpcPost(hosted.url, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: waitForIt }, doomed, acme.agent);
+    await eventually(() => hosted.services.waiters.count === 1, 5_000, 'the call to wait');
+
+    expect((await call(hosted.url, 'DELETE', `/api-keys/${acme.agentKeyId}`, undefined, { headers: acme.admin.headers })).status).toBe(204);
+    expect((await waiting).message).toBeUndefined();
+    expect(hosted.mcpSessions.size).toBe(1);
+    await eventually(() => hosted.services.waiters.count === 0, 5_000, 'the wait to be released');
+    expect((await listTools(hosted.url, kept, acme.admin)).message.result.tools).toHaveLength(5);
   });
 });
 
