@@ -300,6 +300,11 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       }),
     options.mcpSessionLimits,
   );
+  // In this process or another, a revoked credential ends what was opened with it.
+  services.feed.onRevocation(({ principal_id }) => {
+    eventStreams.endStreamsOf(principal_id);
+    void mcpSessions.closeSessionsOf(principal_id);
+  });
   const app = createApp({
     reviews: services.reviews,
     feedback: services.feedback,

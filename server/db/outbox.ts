@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { QueryTypes, type Transaction } from 'sequelize';
-import type { DomainEvent, EventPayloads, EventType, PublishedEvent } from '../domain/events';
+import type { DomainEvent, EventPayloads, EventType, OutboxEntry, PublishedEvent, Revocation } from '../domain/events';
 import type { Scope } from '../domain/ports';
 import type { Database } from './database';
 import { scopeSql } from './scope';
 
 const INSERT_EVENT = 'INSERT INTO outbox (organization_id, type, review_id, payload, created_at) VALUES ($organization_id, $type, $review_id, $payload, $created_at)';
 
-/** The PostgreSQL channel whose notifications carry `<origin> <id>,<id>…` of committed events. */
+/** The PostgreSQL channel whose notifications carry `<origin> <id>,<id>…` of committed entries. */
 export const EVENTS_CHANNEL = 'greenlight_events';
 
 /** How long events are kept for streams that resume (`Last-Event-ID`). */
@@ -24,7 +24,15 @@ interface OutboxRow {
   payload: string;
 }
 
-function published(row: OutboxRow): PublishedEvent {
+const REVOKED: Revocation['type'] = 'principal.revoked';
+
+function rowOf(entry: DomainEvent | Revocation, now: number): Omit<OutboxRow, 'id'> & { created_at: number } {
+  // A revocation concerns no review and no one organization: the column takes no null, so 0.
+  if (entry.type === REVOKED) return { organization_id: null, type: entry.type, review_id: 0, payload: JSON.stringify({ principal_id: entry.principal_id }), created_at: now };
+  return { organization_id: entry.organization_id, type: entry.type, review_id: entry.review_id, payload: JSON.stringify(entry.payload), created_at: now };
+}
+
+function eventOf(row: OutboxRow): PublishedEvent {
   return {
     id: Number(row.id),
     type: row.type as EventType,
@@ -34,7 +42,15 @@ function published(row: OutboxRow): PublishedEvent {
   } as PublishedEvent;
 }
 
-/** The outbox table: events written with their changes, read back by resuming streams and other processes. */
+function entryOf(row: OutboxRow): OutboxEntry {
+  if (row.type !== REVOKED) return eventOf(row);
+  return { id: Number(row.id), type: REVOKED, principal_id: (JSON.parse(row.payload) as { principal_id: string }).principal_id };
+}
+
+/**
+ * The outbox table: events and revocations written with their changes, read back by resuming
+ * streams (events only) and other processes (both).
+ */
 export class Outbox {
   private writes = 0;
   /** Tells this process's notifications from the others' (a listener skips what it published itself). */
@@ -45,18 +61,17 @@ export class Outbox {
     private readonly clock: () => number,
   ) {}
 
-  /** Writes `events` in `transaction`; returns them with their ids. Now and then also prunes expired rows. */
-  async write(transaction: Transaction, events: readonly DomainEvent[]): Promise<PublishedEvent[]> {
+  /** Writes `entries` in `transaction`; returns them with their ids. Now and then also prunes expired rows. */
+  async write(transaction: Transaction, entries: ReadonlyArray<DomainEvent | Revocation>): Promise<OutboxEntry[]> {
     const now = this.clock();
-    const stored: PublishedEvent[] = [];
-    for (const event of events) {
-      const row = { organization_id: event.organization_id, type: event.type, review_id: event.review_id, payload: JSON.stringify(event.payload), created_at: now };
-      stored.push({ ...event, id: await this.db.insertReturningId(INSERT_EVENT, row, transaction) } as PublishedEvent);
+    const stored: OutboxEntry[] = [];
+    for (const entry of entries) {
+      stored.push({ ...entry, id: await this.db.insertReturningId(INSERT_EVENT, rowOf(entry, now), transaction) });
     }
     if (stored.length > 0 && this.db.dialect === 'postgres') {
       // Delivered by PostgreSQL when, and only if, the transaction commits.
       await this.db.sequelize.query('SELECT pg_notify($channel, $payload)', {
-        bind: { channel: EVENTS_CHANNEL, payload: `${this.origin} ${stored.map((event) => event.id).join(',')}` },
+        bind: { channel: EVENTS_CHANNEL, payload: `${this.origin} ${stored.map((entry) => entry.id).join(',')}` },
         transaction,
       });
     }
@@ -64,33 +79,33 @@ export class Outbox {
     return stored;
   }
 
-  /** Events written since `since` (a time), oldest first: what a listener that lost its connection may have missed. */
-  async since(since: number, limit: number): Promise<PublishedEvent[]> {
+  /** Entries written since `since` (a time), oldest first: what a listener that lost its connection may have missed. */
+  async since(since: number, limit: number): Promise<OutboxEntry[]> {
     const rows = await this.db.sequelize.query<OutboxRow>(
       'SELECT id, organization_id, type, review_id, payload FROM outbox WHERE created_at >= $since ORDER BY id LIMIT $limit',
       { bind: { since, limit }, type: QueryTypes.SELECT },
     );
-    return rows.map(published);
+    return rows.map(entryOf);
   }
 
   /** Events after `afterId` that `scope` may see, oldest first, at most `limit`. */
   async after(scope: Scope, afterId: number, limit: number): Promise<PublishedEvent[]> {
     const scoped = scopeSql(scope);
     const rows = await this.db.sequelize.query<OutboxRow>(
-      `SELECT id, organization_id, type, review_id, payload FROM outbox WHERE id > $afterId${scoped.sql} ORDER BY id LIMIT $limit`,
-      { bind: { afterId, limit, ...scoped.bind }, type: QueryTypes.SELECT },
+      `SELECT id, organization_id, type, review_id, payload FROM outbox WHERE id > $afterId AND type <> $revoked${scoped.sql} ORDER BY id LIMIT $limit`,
+      { bind: { afterId, limit, revoked: REVOKED, ...scoped.bind }, type: QueryTypes.SELECT },
     );
-    return rows.map(published);
+    return rows.map(eventOf);
   }
 
-  /** The events with these ids, oldest first. */
-  async byIds(ids: readonly number[]): Promise<PublishedEvent[]> {
+  /** The entries with these ids, oldest first. */
+  async byIds(ids: readonly number[]): Promise<OutboxEntry[]> {
     if (ids.length === 0) return [];
     const rows = await this.db.sequelize.query<OutboxRow>(
       'SELECT id, organization_id, type, review_id, payload FROM outbox WHERE id IN (:ids) ORDER BY id',
       { replacements: { ids }, type: QueryTypes.SELECT },
     );
-    return rows.map(published);
+    return rows.map(entryOf);
   }
 
   /** The newest event's id, or 0. */

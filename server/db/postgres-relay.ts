@@ -1,5 +1,5 @@
 import pg from 'pg';
-import type { EventFeed, PublishedEvent } from '../domain/events';
+import type { EventFeed, OutboxEntry } from '../domain/events';
 import type { Log } from '../domain/ports';
 import { EVENTS_CHANNEL, type Outbox } from './outbox';
 
@@ -21,9 +21,10 @@ export interface RelayOptions {
 }
 
 /**
- * Brings the events other API processes commit to the same PostgreSQL into this process's
- * feed: a connection of its own LISTENs on the outbox's channel, whose notifications name the
- * committed events; the relay reads them from the outbox (in id order) and publishes them here.
+ * Brings the events (and revocations) other API processes commit to the same PostgreSQL into
+ * this process's feed: a connection of its own LISTENs on the outbox's channel, whose
+ * notifications name the committed entries; the relay reads them from the outbox (in id order)
+ * and publishes them here.
  * After a lost connection it reconnects, publishes what was written meanwhile, and has the
  * waiting requests re-check their reviews, so nothing is missed.
  */
@@ -41,6 +42,7 @@ export class PostgresEventRelay {
     this.clock = options.clock ?? Date.now;
     // What this process publishes itself is remembered too, for the catch-up that may read it again.
     options.feed.subscribe((event) => this.remember(event.id));
+    options.feed.onRevocation((revocation) => this.remember(revocation.id));
   }
 
   async start(): Promise<void> {
@@ -80,11 +82,11 @@ export class PostgresEventRelay {
     });
   }
 
-  private async publishRead(read: () => Promise<PublishedEvent[]>): Promise<void> {
+  private async publishRead(read: () => Promise<OutboxEntry[]>): Promise<void> {
     try {
-      for (const event of await read()) {
-        if (this.published.has(event.id)) continue;
-        this.options.feed.publish(event);
+      for (const entry of await read()) {
+        if (this.published.has(entry.id)) continue;
+        this.options.feed.publish(entry);
       }
     } catch (error) {
       this.options.log.error('could not read the events of other processes', { error: String(error) });

@@ -1,5 +1,5 @@
 import type { Transaction } from 'sequelize';
-import type { DomainEvent, EventFeed, PublishedEvent } from '../domain/events';
+import type { DomainEvent, EventFeed, OutboxEntry, PublishedEvent, Revocation } from '../domain/events';
 import { auditEntryOf, currentActor } from '../domain/audit';
 import type { AuditEntryInput, AuditRepository, Tx, UnitOfWork, WorkOptions } from '../domain/ports';
 import type { Database } from './database';
@@ -8,6 +8,7 @@ import type { WebhookEnqueuer } from '../domain/webhooks';
 
 class DatabaseTx implements Tx {
   readonly events: DomainEvent[] = [];
+  readonly revocations: Revocation[] = [];
   readonly auditEntries: AuditEntryInput[] = [];
 
   constructor(readonly transaction: Transaction) {}
@@ -18,6 +19,10 @@ class DatabaseTx implements Tx {
 
   audit(entry: AuditEntryInput): void {
     this.auditEntries.push(entry);
+  }
+
+  revoke(principalId: string): void {
+    this.revocations.push({ type: 'principal.revoked', principal_id: principalId });
   }
 }
 
@@ -60,19 +65,20 @@ export class DatabaseUnitOfWork implements UnitOfWork {
     // Who acts is read here, in the caller's context: the write may run later, in the context of
     // whichever write started the queue it waits in (SQLite writes take turns).
     const actor = currentActor();
-    let committed: PublishedEvent[] = [];
+    let committed: OutboxEntry[] = [];
     const result = await this.db.write(async (transaction) => {
       const tx = new DatabaseTx(transaction);
       const value = await work(tx);
-      committed = await this.outbox.write(transaction, tx.events);
-      if (this.webhooks && committed.length > 0) await this.webhooks(tx, committed);
+      committed = await this.outbox.write(transaction, [...tx.events, ...tx.revocations]);
+      const events = committed.filter((entry): entry is PublishedEvent => entry.type !== 'principal.revoked');
+      if (this.webhooks && events.length > 0) await this.webhooks(tx, events);
       if (this.auditLog) {
         const entries = [...tx.events.map(auditEntryOf).filter((entry) => entry !== null), ...tx.auditEntries];
         if (entries.length > 0) await this.auditLog.append(tx, entries, actor, this.clock());
       }
       return value;
     }, options);
-    for (const event of committed) this.feed.publish(event);
+    for (const entry of committed) this.feed.publish(entry);
     return result;
   }
 }

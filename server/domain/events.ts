@@ -29,19 +29,40 @@ export function domainEvent<K extends EventType>(type: K, organizationId: number
   return { type, organization_id: organizationId, review_id: reviewId, payload } as DomainEvent;
 }
 
+/**
+ * A principal (`Principal.id`) whose credential stopped being valid: an API key revoked, a person
+ * deactivated or signed out. Every request is authenticated again, but a live stream or an MCP
+ * session, once open, would outlive the credential it was opened with: each API process ends the
+ * principal's. It travels as events do, through the outbox (and NOTIFY to other processes on
+ * PostgreSQL), so that every process learns of it once its change commits, after a lost
+ * connection too; no client or webhook endpoint is ever sent it.
+ */
+export interface Revocation {
+  type: 'principal.revoked';
+  principal_id: string;
+}
+
+export type PublishedRevocation = Revocation & { id: number };
+
+/** What the outbox holds: events, and the revocations that travel with them. */
+export type OutboxEntry = PublishedEvent | PublishedRevocation;
+
 export type EventListener = (event: PublishedEvent) => void;
+export type RevocationListener = (revocation: PublishedRevocation) => void;
 
 /**
  * The committed events of this process's view of the database, in the order they reached it:
- * waiters, live streams and the desktop shell subscribe here. The unit of work publishes what
- * its transactions recorded once they commit; with several processes on PostgreSQL, a relay
- * publishes the others' too. A listener that throws is reported and skipped: it must never
- * turn a committed write into an error for the caller who made it.
+ * waiters, live streams and the desktop shell subscribe here; what holds a principal's
+ * connections open listens to revocations. The unit of work publishes what its transactions
+ * recorded once they commit; with several processes on PostgreSQL, a relay publishes the
+ * others' too. A listener that throws is reported and skipped: it must never turn a committed
+ * write into an error for the caller who made it.
  */
 export class EventFeed {
   private readonly listeners = new Set<EventListener>();
+  private readonly revocationListeners = new Set<RevocationListener>();
 
-  constructor(private readonly onListenerError: (event: PublishedEvent, error: unknown) => void = () => {}) {}
+  constructor(private readonly onListenerError: (entry: OutboxEntry, error: unknown) => void = () => {}) {}
 
   subscribe(listener: EventListener): () => void {
     this.listeners.add(listener);
@@ -55,17 +76,28 @@ export class EventFeed {
     });
   }
 
-  publish(event: PublishedEvent): void {
-    for (const listener of this.listeners) {
-      try {
-        listener(event);
-      } catch (error) {
-        this.onListenerError(event, error);
-      }
-    }
+  /** Listens to revocations, which `subscribe` never sees. */
+  onRevocation(listener: RevocationListener): () => void {
+    this.revocationListeners.add(listener);
+    return () => this.revocationListeners.delete(listener);
+  }
+
+  publish(entry: OutboxEntry): void {
+    if (entry.type === 'principal.revoked') this.notify(this.revocationListeners, entry);
+    else this.notify(this.listeners, entry);
   }
 
   get listenerCount(): number {
     return this.listeners.size;
+  }
+
+  private notify<T extends OutboxEntry>(listeners: ReadonlySet<(entry: T) => void>, entry: T): void {
+    for (const listener of listeners) {
+      try {
+        listener(entry);
+      } catch (error) {
+        this.onListenerError(entry, error);
+      }
+    }
   }
 }

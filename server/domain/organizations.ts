@@ -25,6 +25,11 @@ export function keyHash(key: string): string {
   return createHash('sha256').update(key, 'utf8').digest('hex');
 }
 
+/** The `Principal.id` of an organization's API key. */
+function keyPrincipalId(keyId: number): string {
+  return `key:${keyId}`;
+}
+
 export interface OrganizationInput {
   name: string;
   settings?: Record<string, unknown>;
@@ -107,13 +112,19 @@ export class OrganizationService {
     return { api_keys: keys, count: keys.length };
   }
 
-  /** Revokes a key of the caller's organization; revoking a revoked key changes nothing. */
+  /**
+   * Revokes a key of the caller's organization, and ends what it holds open (live streams, MCP
+   * sessions) in every process; revoking a revoked key changes nothing.
+   */
   async revokeKey(principal: Principal, keyId: number): Promise<void> {
     const organizationId = this.requireAdmin(principal);
     const now = this.options.clock();
     const outcome = await this.options.unitOfWork.run(async (tx) => {
       const result = await this.options.organizations.revokeKey(tx, organizationId, keyId, now);
-      if (result === 'revoked') tx.audit({ organization_id: organizationId, action: 'api_key.revoked', target_type: 'api_key', target_id: keyId, data: {} });
+      if (result === 'revoked') {
+        tx.audit({ organization_id: organizationId, action: 'api_key.revoked', target_type: 'api_key', target_id: keyId, data: {} });
+        tx.revoke(keyPrincipalId(keyId));
+      }
       return result;
     });
     if (outcome === 'not_found') throw notFound('API key', keyId);
@@ -132,7 +143,7 @@ export class OrganizationService {
     if (stored.last_used_at === null || now - Date.parse(stored.last_used_at) >= LAST_USED_RESOLUTION_MS) {
       await this.options.organizations.touchKey(stored.id, now);
     }
-    const principal: Principal = { kind: 'api_key', scope: { organizationId: stored.organization_id }, id: `key:${stored.id}`, access: stored.scope, label: stored.name };
+    const principal: Principal = { kind: 'api_key', scope: { organizationId: stored.organization_id }, id: keyPrincipalId(stored.id), access: stored.scope, label: stored.name };
     return stored.agent_id === null ? principal : { ...principal, agentId: stored.agent_id };
   }
 

@@ -1,7 +1,7 @@
 import { AppError, invalidInput, notFound, refuseNul } from './errors';
 import type { Clock, PeopleRepository, Principal, SignInRepository, TeamRecord, Tx, UnitOfWork, UserRecord, UserRole } from './ports';
 import { organizationOf, organizationOfCaller } from './scope';
-import type { Invitations } from './sign-in';
+import { type Invitations, userPrincipalId } from './sign-in';
 
 export interface UserInput {
   email: string;
@@ -80,8 +80,11 @@ export class PeopleService {
     const organizationId = organizationOfCaller(principal);
     const updated = await this.unitOfWork.run(async (tx) => {
       const user = await this.people.updateUser(tx, organizationId, id, changes, this.clock());
-      // A deactivated person is signed out everywhere at once.
-      if (user && changes.is_active === false) await this.accounts.deleteSessionsOf(tx, id);
+      // A deactivated person is signed out everywhere at once, their open streams ended too.
+      if (user && changes.is_active === false) {
+        await this.accounts.deleteSessionsOf(tx, id);
+        tx.revoke(userPrincipalId(id));
+      }
       if (user) tx.audit({ organization_id: organizationId, action: 'user.updated', target_type: 'user', target_id: id, data: { ...changes } });
       return user;
     });

@@ -81,6 +81,11 @@ export interface Tx {
   record(event: DomainEvent): void;
   /** Appends an entry to the audit log in this transaction (hosted edition); review events get theirs from `record`. */
   audit(entry: AuditEntryInput): void;
+  /**
+   * Once this transaction commits, `principalId`'s credential no longer holds: every process
+   * ends the live streams and MCP sessions it opened (see `Revocation`).
+   */
+  revoke(principalId: string): void;
 }
 
 export interface WorkOptions {

@@ -35,12 +35,17 @@ export function csrfTokenOf(sessionToken: string): string {
   return createHash('sha256').update('greenlight csrf token\0').update(sessionToken, 'utf8').digest('base64url');
 }
 
+/** The `Principal.id` of a person, whichever session they sign in with. */
+export function userPrincipalId(userId: number): string {
+  return `user:${userId}`;
+}
+
 /** A signed-in person, as the rest of the service sees callers. */
 export function userPrincipal(user: UserRecord): Principal {
   return {
     kind: 'user',
     scope: { organizationId: user.organization_id },
-    id: `user:${user.id}`,
+    id: userPrincipalId(user.id),
     label: user.name,
     user: { id: user.id, name: user.name, role: user.role },
   };
@@ -128,13 +133,20 @@ export class SignInService {
     return found && viewOf(found, token, found.expiresAt, await this.accounts.teamNamesOf(found.user.id));
   }
 
+  /**
+   * Ends the session, and the person's live streams in every process. Streams are not told apart
+   * by the session that opened them: those of the person's other sessions end too, and their
+   * clients reconnect with the sessions they still have.
+   */
   async signOut(token: string): Promise<void> {
     const found = await this.accounts.findSession(tokenHash(token), this.clock());
     if (!found) return;
-    await actingAs(userPrincipal(found.user), () =>
+    const principal = userPrincipal(found.user);
+    await actingAs(principal, () =>
       this.unitOfWork.run(async (tx) => {
         await this.accounts.deleteSession(tx, tokenHash(token));
         tx.audit({ organization_id: found.user.organization_id, action: 'user.signed_out', target_type: 'user', target_id: found.user.id, data: {} });
+        tx.revoke(principal.id);
       }),
     );
   }

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EventFeed, PublishedEvent } from '../domain/events';
-import type { Scope } from '../domain/ports';
+import type { Principal, Scope } from '../domain/ports';
 
 /** A client further behind than this is cut off rather than buffered without bound. */
 const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
@@ -31,15 +31,20 @@ function lastEventId(req: IncomingMessage): number | null {
   return typeof value === 'string' && /^\d{1,15}$/.test(value.trim()) ? Number(value) : null;
 }
 
+/** The last words of a stream whose credential stopped being valid: a comment, which every client skips. */
+const REVOKED_COMMENT = ': closed: the API key or session this stream was opened with is no longer valid (revoked, deactivated or signed out)\n\n';
+
 /**
  * The open Server-Sent Events streams of GET /events. Each event of the feed goes to the
  * streams of callers who may see it, as `id: <outbox id>`, `event: <type>` and the record as
  * `data:`. A client that reconnects with `Last-Event-ID` first gets what it missed, from the
  * outbox, then the live events, with none twice. A stream leaves the set (and the feed) the
- * moment its client disconnects; on shutdown every stream is ended.
+ * moment its client disconnects; it is ended when its caller's credential stops being valid,
+ * and on shutdown.
  */
 export class EventStreams {
-  private readonly open = new Set<ServerResponse>();
+  /** Each open stream, with the principal (`Principal.id`) that opened it. */
+  private readonly open = new Map<ServerResponse, string>();
   private readonly heartbeatMs: number;
 
   constructor(
@@ -54,7 +59,7 @@ export class EventStreams {
     return this.open.size;
   }
 
-  async attach(req: IncomingMessage, res: ServerResponse, scope: Scope): Promise<void> {
+  async attach(req: IncomingMessage, res: ServerResponse, { scope, id: principalId }: Principal): Promise<void> {
     const resumeAfter = lastEventId(req);
     // Live events that arrive while the missed ones are read wait for them, so the order holds.
     let held: PublishedEvent[] | null = resumeAfter === null ? null : [];
@@ -77,7 +82,7 @@ export class EventStreams {
       'X-Accel-Buffering': 'no',
     });
     res.write('retry: 3000\n: connected\n\n');
-    this.open.add(res);
+    this.open.set(res, principalId);
     const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), this.heartbeatMs);
     const release = (): void => {
       clearInterval(heartbeat);
@@ -98,7 +103,12 @@ export class EventStreams {
     }
   }
 
+  /** Ends the streams `principalId` opened, saying why: its credential no longer holds. */
+  endStreamsOf(principalId: string): void {
+    for (const [res, openedBy] of [...this.open]) if (openedBy === principalId) res.end(REVOKED_COMMENT);
+  }
+
   closeAll(): void {
-    for (const res of [...this.open]) res.end();
+    for (const res of [...this.open.keys()]) res.end();
   }
 }

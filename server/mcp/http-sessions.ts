@@ -7,19 +7,30 @@ import type { SessionTransport } from './streamable-http';
 export interface McpSessionOptions {
   /** A session no request has touched for this long is closed (clients that never say goodbye). */
   idleMs?: number;
-  /** Past this many open sessions a new client gets 503 instead of memory growing without bound. */
+  /**
+   * Most open sessions of the process, so that memory does not grow without bound (1,000).
+   * At the cap, the tenant holding the most sessions gives up its least recently used idle one;
+   * when no larger tenant has an idle session, a new client gets 503.
+   */
   maxSessions?: number;
   /**
-   * Most open sessions of one caller (an API key, or none, from one address), so that one
-   * client cannot take every session there is.
+   * Most open sessions of one caller: an API key, or in the self-hosted edition the installation's
+   * key (or none) from one client address (20: an agent needs one, a few more across restarts).
    */
   maxSessionsPerCaller?: number;
+  /**
+   * Most open sessions of one tenant: an organization, or in the self-hosted edition one client
+   * address (200, a fifth of the process's cap: room for an organization's ten busy agent keys,
+   * while filling the process takes five tenants whose every session is in use).
+   */
+  maxSessionsPerTenant?: number;
   /** Largest JSON-RPC request body read, in bytes. */
   maxBodyBytes?: number;
 }
 
 interface Session {
   caller: string;
+  tenant: string;
   /** Who opened it: only they may use it. */
   principalId: string;
   transport: SessionTransport;
@@ -85,19 +96,93 @@ function readBody(req: IncomingMessage, maxBytes: number): Promise<Body> {
 }
 
 /**
+ * Where a request comes from. The socket's peer for now; the one place to read a trusted proxy's
+ * `X-Forwarded-For` instead.
+ */
+function clientAddressOf(req: IncomingMessage): string {
+  return req.socket.remoteAddress ?? 'unknown';
+}
+
+/** Whom a session counts against, and how a refusal names them. */
+interface Holder {
+  key: string;
+  /** e.g. "of this API key", completing "too many open MCP sessions …". */
+  named: string;
+}
+
+/**
+ * A session counts against its caller and its tenant. In the hosted edition these are its API
+ * key and the key's organization. A self-hosted installation has one key for every client, so
+ * there the client's address stands for both.
+ */
+function holdersOf(principal: Principal, req: IncomingMessage): { caller: Holder; tenant: Holder } {
+  const organizationId = principal.scope.organizationId;
+  if (organizationId !== null) {
+    return { caller: { key: principal.id, named: 'of this API key' }, tenant: { key: `organization ${organizationId}`, named: 'of this organization' } };
+  }
+  const address = clientAddressOf(req);
+  return { caller: { key: `${principal.id || 'no key'} from ${address}`, named: 'from this client' }, tenant: { key: `address ${address}`, named: 'from this client address' } };
+}
+
+/** A holder at its limit whose every session has a request open. */
+function allInUse(holder: Holder, limit: number): RpcError {
+  return {
+    status: 429,
+    code: SERVER_ERROR,
+    retryAfterSeconds: 60,
+    message:
+      `too many open MCP sessions ${holder.named} (${limit}), each with a request in progress; ` +
+      'end the ones you no longer use with DELETE /mcp (their Mcp-Session-Id), or wait for their calls to be answered',
+  };
+}
+
+/** Sessions by whom they count against, those still being opened included. */
+class Holdings {
+  private readonly groups = new Map<string, Set<Session>>();
+
+  count(key: string): number {
+    return this.groups.get(key)?.size ?? 0;
+  }
+
+  sessionsOf(key: string): ReadonlySet<Session> {
+    return this.groups.get(key) ?? new Set();
+  }
+
+  /** Every holder's sessions, the largest holder first. */
+  largestFirst(): Array<[string, ReadonlySet<Session>]> {
+    return [...this.groups].sort(([, a], [, b]) => b.size - a.size);
+  }
+
+  add(key: string, session: Session): void {
+    const own = this.groups.get(key) ?? new Set();
+    own.add(session);
+    this.groups.set(key, own);
+  }
+
+  delete(key: string, session: Session): boolean {
+    const own = this.groups.get(key);
+    if (!own?.delete(session)) return false;
+    if (own.size === 0) this.groups.delete(key);
+    return true;
+  }
+}
+
+/**
  * MCP over Streamable HTTP: one MCP server per client session, found again by the
  * `Mcp-Session-Id` header. Sessions are kept (rather than a server per request) so that a
  * client's cancellation reaches the call it cancels and progress flows on the call's stream.
  */
 export class McpHttpSessions {
   private readonly sessions = new Map<string, Session>();
-  /** Every session by caller, those still being opened included; `held` counts them all. */
-  private readonly byCaller = new Map<string, Set<Session>>();
+  /** Every session, those still being opened included, by caller and by tenant; `held` counts them all. */
+  private readonly byCaller = new Holdings();
+  private readonly byTenant = new Holdings();
   private held = 0;
   private uses = 0;
   private readonly idleMs: number;
   private readonly maxSessions: number;
   private readonly maxSessionsPerCaller: number;
+  private readonly maxSessionsPerTenant: number;
   private readonly maxBodyBytes: number;
   private closed = false;
 
@@ -105,6 +190,7 @@ export class McpHttpSessions {
     this.idleMs = options.idleMs ?? 30 * 60_000;
     this.maxSessions = options.maxSessions ?? 1_000;
     this.maxSessionsPerCaller = options.maxSessionsPerCaller ?? 20;
+    this.maxSessionsPerTenant = options.maxSessionsPerTenant ?? 200;
     this.maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
   }
 
@@ -113,10 +199,7 @@ export class McpHttpSessions {
     return this.sessions.size;
   }
 
-  /**
-   * Serves one request of `principal`, opening a session for an initialize request. Sessions
-   * are counted per caller: the principal (its API key) from one address.
-   */
+  /** Serves one request of `principal`, opening a session for an initialize request. */
   async handle(req: IncomingMessage, res: ServerResponse, principal: Principal): Promise<void> {
     if (this.closed) return sendRpcError(res, { status: 503, code: SERVER_ERROR, message: 'Greenlight is shutting down' });
     const sessionId = req.headers['mcp-session-id'];
@@ -131,7 +214,16 @@ export class McpHttpSessions {
     if (req.method !== 'POST') {
       return sendRpcError(res, { status: 400, code: SERVER_ERROR, message: 'Bad request: no Mcp-Session-Id; start a session with an initialize request' });
     }
-    await this.open(req, res, principal, `${principal.id || 'no key'} from ${req.socket.remoteAddress ?? 'unknown'}`);
+    await this.open(req, res, principal, holdersOf(principal, req));
+  }
+
+  /**
+   * Closes the sessions `principalId` opened, their calls under way cancelled: its credential
+   * no longer holds. A later request with one of their ids gets 404.
+   */
+  async closeSessionsOf(principalId: string): Promise<void> {
+    const opened = [...this.sessions].filter(([, session]) => session.principalId === principalId);
+    await Promise.all(opened.map(([id]) => this.close(id)));
   }
 
   /**
@@ -148,49 +240,64 @@ export class McpHttpSessions {
   }
 
   /**
-   * Whether `caller` may open another session. At its limit, its least recently used session
-   * with no request open — a client that went away without DELETE, most likely — is closed to
-   * make room; a client whose every session is in use is refused.
+   * Whether another session may be opened for these holders. A holder at its limit makes room
+   * by closing its own least recently used session with no request open (a client that went away
+   * without DELETE, most likely); one whose every session is in use is refused. At the process's
+   * limit the room is made by the tenants that hold the most.
    */
-  private roomFor(caller: string): RpcError | undefined {
+  private roomFor(caller: Holder, tenant: Holder): RpcError | undefined {
     if (this.closed) return { status: 503, code: SERVER_ERROR, message: 'Greenlight is shutting down' };
-    if (this.held >= this.maxSessions) {
+    if (this.byCaller.count(caller.key) >= this.maxSessionsPerCaller) {
+      return this.closeLeastRecentlyUsed(this.byCaller.sessionsOf(caller.key)) ? undefined : allInUse(caller, this.maxSessionsPerCaller);
+    }
+    if (this.byTenant.count(tenant.key) >= this.maxSessionsPerTenant) {
+      return this.closeLeastRecentlyUsed(this.byTenant.sessionsOf(tenant.key)) ? undefined : allInUse(tenant, this.maxSessionsPerTenant);
+    }
+    if (this.held >= this.maxSessions && !this.reclaimFor(tenant)) {
       return { status: 503, code: SERVER_ERROR, message: `too many open MCP sessions (${this.maxSessions}); try again later`, retryAfterSeconds: 60 };
     }
-    const own = this.byCaller.get(caller);
-    if (!own || own.size < this.maxSessionsPerCaller) return undefined;
+    return undefined;
+  }
+
+  /**
+   * At the process's limit, the tenant holding the most sessions gives up its least recently
+   * used idle one, so that a newcomer is not refused while another tenant hoards idle sessions.
+   * Only tenants holding more than the one asking give one up (or, last, the asker itself): a
+   * large tenant never grows at the expense of smaller ones.
+   */
+  private reclaimFor(tenant: Holder): boolean {
+    const own = this.byTenant.count(tenant.key);
+    const givers = this.byTenant.largestFirst().filter(([key, sessions]) => sessions.size > own || key === tenant.key);
+    return givers.some(([, sessions]) => this.closeLeastRecentlyUsed(sessions));
+  }
+
+  /** Closes the least recently used of `sessions` that has no request open; false when each has one. */
+  private closeLeastRecentlyUsed(sessions: ReadonlySet<Session>): boolean {
     let leastRecentlyUsed: { id: string; lastUsed: number } | undefined;
-    for (const { transport, inFlight, lastUsed } of own) {
+    for (const { transport, inFlight, lastUsed } of sessions) {
       // A session still being opened has no id yet, and is not idle.
       const id = transport.sessionId;
       if (id !== undefined && inFlight === 0 && lastUsed < (leastRecentlyUsed?.lastUsed ?? Infinity)) leastRecentlyUsed = { id, lastUsed };
     }
-    if (leastRecentlyUsed) {
-      void this.close(leastRecentlyUsed.id);
-      return undefined;
-    }
-    return {
-      status: 429,
-      code: SERVER_ERROR,
-      retryAfterSeconds: 60,
-      message:
-        `too many open MCP sessions from this client (${this.maxSessionsPerCaller}), each with a request in progress; ` +
-        'end the ones you no longer use with DELETE /mcp (their Mcp-Session-Id), or wait for their calls to be answered',
-    };
+    if (!leastRecentlyUsed) return false;
+    // Its counts drop at once; the server closes in the background.
+    void this.close(leastRecentlyUsed.id);
+    return true;
   }
 
-  private async open(req: IncomingMessage, res: ServerResponse, principal: Principal, caller: string): Promise<void> {
+  private async open(req: IncomingMessage, res: ServerResponse, principal: Principal, { caller, tenant }: { caller: Holder; tenant: Holder }): Promise<void> {
     // Loaded with the first session rather than at start: most installations never serve MCP
     // over HTTP, and the SDK costs about 16 MB of resident memory.
     const [{ SessionTransport }, server] = await Promise.all([import('./streamable-http.js'), this.createServer(principal)]);
     // Checked and held in one step, so that initialize requests arriving together cannot all pass.
-    const refusal = this.roomFor(caller);
+    const refusal = this.roomFor(caller, tenant);
     if (refusal) {
       await server.close();
       return sendRpcError(res, refusal);
     }
     const session: Session = {
-      caller,
+      caller: caller.key,
+      tenant: tenant.key,
       principalId: principal.id,
       server,
       transport: new SessionTransport({
@@ -251,17 +358,15 @@ export class McpHttpSessions {
   }
 
   private hold(session: Session): void {
-    const own = this.byCaller.get(session.caller) ?? new Set();
-    own.add(session);
-    this.byCaller.set(session.caller, own);
+    this.byCaller.add(session.caller, session);
+    this.byTenant.add(session.tenant, session);
     this.held += 1;
   }
 
   private release(session: Session): void {
-    const own = this.byCaller.get(session.caller);
-    if (!own?.delete(session)) return;
+    if (!this.byCaller.delete(session.caller, session)) return;
+    this.byTenant.delete(session.tenant, session);
     this.held -= 1;
-    if (own.size === 0) this.byCaller.delete(session.caller);
   }
 
   private async close(id: string): Promise<void> {

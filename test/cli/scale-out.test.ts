@@ -3,7 +3,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningCli, freePort, runCli, startCli, stopProgram } from '../support/cli';
 import { createTestDatabase, TEST_DATABASE_URL, type TestDatabase } from '../support/postgres';
-import { call } from '../support/server';
+import { subscribe } from '../support/event-stream';
+import { call, eventually, sampleReview } from '../support/server';
 import { makeTempDir } from '../support/temp';
 
 /** Several API processes share one PostgreSQL database: only the `postgres` project runs these. */
@@ -23,11 +24,11 @@ afterAll(async () => {
   temp?.remove();
 });
 
-/** `greenlight start --api-only` on the shared database, in a directory of its own (its own pid file). */
-async function apiProcess(name: string, args: string[] = []): Promise<RunningCli> {
+/** `greenlight start --api-only` on the shared database (unless `env` names another), in a directory of its own (its own pid file). */
+async function apiProcess(name: string, args: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<RunningCli> {
   const dir = path.join(temp.dir, name);
   fs.mkdirSync(dir, { recursive: true });
-  return startCli(['--api-only', '--port', String(await freePort()), ...args], { cwd: dir, env: { GREENLIGHT_DATABASE_URL: database.url } });
+  return startCli(['--api-only', '--port', String(await freePort()), ...args], { cwd: dir, env: { GREENLIGHT_DATABASE_URL: database.url, ...env } });
 }
 
 interface AgentAnswer {
@@ -111,6 +112,33 @@ describe('API processes sharing one PostgreSQL database', () => {
       expect((await call(survivor.url, 'GET', '/reviews?q=on%20the%20doomed%20process')).body.total).toBe(50);
     } finally {
       await stopProgram(survivor);
+    }
+  });
+});
+
+describe('hosted API processes sharing one PostgreSQL database', () => {
+  const OPERATOR_KEY = 'operator-key-for-scale-out-tests-0123456789';
+  const bearer = (key: string): Record<string, string> => ({ authorization: `Bearer ${key}` });
+
+  it.skipIf(!onPostgres)(`end a live stream on one process when its API key is revoked through the other${why}`, { timeout: 60_000 }, async () => {
+    const own = await createTestDatabase();
+    const env = { GREENLIGHT_DATABASE_URL: own.url, GREENLIGHT_EDITION: 'hosted', GREENLIGHT_OPERATOR_KEY: OPERATOR_KEY };
+    const [a, b] = [await apiProcess('revocation-a', [], env), await apiProcess('revocation-b', [], env)];
+    try {
+      const created = await call(b.url, 'POST', '/organizations', { name: 'Acme' }, { headers: bearer(OPERATOR_KEY) });
+      const admin = bearer(created.body.api_key.key);
+      const agent = (await call(b.url, 'POST', `/organizations/${created.body.organization.id}/api-keys`, { name: 'agent', scope: 'agent' }, { headers: admin })).body;
+      const stream = await subscribe(a.url, { headers: bearer(agent.key) });
+      // The stream on A hears of what B commits.
+      await call(b.url, 'POST', '/reviews', sampleReview, { headers: admin });
+      await eventually(() => stream.events.length === 1, 10_000, "B's review on A's stream");
+
+      expect((await call(b.url, 'DELETE', `/api-keys/${agent.id}`, undefined, { headers: admin })).status).toBe(204);
+      await stream.done;
+      expect(stream.comments.at(-1)).toMatch(/^closed: the API key or session this stream was opened with is no longer valid/);
+    } finally {
+      await Promise.all([stopProgram(a), stopProgram(b)]);
+      await own.drop();
     }
   });
 });

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { subscribe } from '../support/event-stream';
 import { call, eventually, sampleReview, startTestServer, type TestServer } from '../support/server';
 
 let server: TestServer | undefined;
@@ -6,42 +7,6 @@ afterEach(async () => {
   await server?.dispose();
   server = undefined;
 });
-
-interface ServerSentEvent {
-  id: number;
-  event: string;
-  data: any;
-}
-
-/** Reads an SSE stream with fetch, as the dashboard does, collecting events and comments. */
-async function subscribe(url: string, init: RequestInit = {}) {
-  const controller = new AbortController();
-  const response = await fetch(`${url}/events`, { ...init, signal: controller.signal });
-  const events: ServerSentEvent[] = [];
-  const comments: string[] = [];
-  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = '';
-  const done = (async () => {
-    try {
-      for (;;) {
-        const { value, done: finished } = await reader.read();
-        if (finished) return;
-        buffer += value;
-        let end: number;
-        while ((end = buffer.indexOf('\n\n')) >= 0) {
-          const block = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          const fields = Object.fromEntries(block.split('\n').filter((l) => !l.startsWith(':')).map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 2)]));
-          for (const line of block.split('\n')) if (line.startsWith(':')) comments.push(line.slice(1).trim());
-          if (fields.event) events.push({ id: Number(fields.id), event: fields.event, data: JSON.parse(fields.data) });
-        }
-      }
-    } catch {
-      // aborted by the test or ended by the server
-    }
-  })();
-  return { response, events, comments, close: () => controller.abort(), done };
-}
 
 describe('GET /events', () => {
   it('gives each event an id that grows; a client resuming with Last-Event-ID gets what it missed, then live events, none twice', async () => {
@@ -142,5 +107,80 @@ describe('GET /events', () => {
     await server.close();
     await stream.done;
     expect(server.eventStreams.count).toBe(0);
+  });
+});
+
+describe('GET /events when the credential it was opened with stops being valid (hosted edition)', () => {
+  const OPERATOR_KEY = 'operator-key-for-event-stream-tests-0123456789';
+  const bearer = (key: string): Record<string, string> => ({ authorization: `Bearer ${key}` });
+  let organizationId: number;
+  let admin: Record<string, string>;
+
+  /** A hosted server with one organization, `organizationId`, whose admin key `admin` is. */
+  async function hostedServer(): Promise<TestServer> {
+    const started = await startTestServer({ edition: 'hosted', operator_key: OPERATOR_KEY });
+    const created = await call(started.url, 'POST', '/organizations', { name: 'Acme' }, { headers: bearer(OPERATOR_KEY) });
+    organizationId = created.body.organization.id;
+    admin = bearer(created.body.api_key.key);
+    return started;
+  }
+
+  async function agentKey(on: TestServer, name: string): Promise<{ id: number; headers: Record<string, string> }> {
+    const made = await call(on.url, 'POST', `/organizations/${organizationId}/api-keys`, { name, scope: 'agent' }, { headers: admin });
+    return { id: made.body.id, headers: bearer(made.body.key) };
+  }
+
+  /** A person of the organization, signed in: the cookie and CSRF token a browser would send. */
+  async function signedIn(on: TestServer): Promise<{ id: number; cookie: string; csrfToken: string }> {
+    const invited = await call(on.url, 'POST', '/users', { email: 'dana@acme.example', name: 'Dana', role: 'reviewer' }, { headers: admin });
+    const token = new URL(invited.body.invitation_url).hash.replace('#/invitation/', '');
+    const accepted = await call(on.url, 'POST', '/invitations/accept', { token, password: 'correct horse battery staple' });
+    return { id: invited.body.id, cookie: (accepted.headers.get('set-cookie') ?? '').split(';')[0], csrfToken: accepted.body.csrf_token };
+  }
+
+  it('ends the stream of a revoked API key, saying why, while another key\'s stream goes on and no client is told of the revocation', async () => {
+    server = await hostedServer();
+    const [revoked, kept] = [await agentKey(server, 'revoked'), await agentKey(server, 'kept')];
+    const [doomed, going] = [await subscribe(server.url, { headers: revoked.headers }), await subscribe(server.url, { headers: kept.headers })];
+    const before = (await call(server.url, 'POST', '/reviews', sampleReview, { headers: admin })).body;
+    await eventually(() => going.events.length === 1 && doomed.events.length === 1, 5_000, 'the first review on both streams');
+
+    expect((await call(server.url, 'DELETE', `/api-keys/${revoked.id}`, undefined, { headers: admin })).status).toBe(204);
+    await doomed.done;
+    expect(doomed.comments.at(-1)).toMatch(/^closed: the API key or session this stream was opened with is no longer valid/);
+
+    const after = (await call(server.url, 'POST', '/reviews', { ...sampleReview, proposed_action: 'after the revocation' }, { headers: admin })).body;
+    await eventually(() => going.events.length === 2, 5_000, 'the second review on the kept stream');
+    const resumed = await subscribe(server.url, { headers: { ...kept.headers, 'last-event-id': String(going.events[0].id) } });
+    await eventually(() => resumed.events.length === 1, 5_000, 'the missed review');
+    expect([...going.events, ...resumed.events].map((e) => [e.event, e.data.id])).toEqual([
+      ['review.created', before.id],
+      ['review.created', after.id],
+      ['review.created', after.id],
+    ]);
+    expect(server.eventStreams.count).toBe(2);
+    going.close();
+    resumed.close();
+  });
+
+  it('ends a person\'s stream when they are deactivated', async () => {
+    server = await hostedServer();
+    const person = await signedIn(server);
+    const stream = await subscribe(server.url, { headers: { cookie: person.cookie } });
+    expect(stream.response.status).toBe(200);
+    expect((await call(server.url, 'DELETE', `/users/${person.id}`, undefined, { headers: admin })).status).toBe(204);
+    await stream.done;
+    expect(stream.comments.at(-1)).toMatch(/^closed: /);
+    expect(server.eventStreams.count).toBe(0);
+  });
+
+  it('ends a person\'s stream when they sign out', async () => {
+    server = await hostedServer();
+    const person = await signedIn(server);
+    const stream = await subscribe(server.url, { headers: { cookie: person.cookie } });
+    expect(stream.response.status).toBe(200);
+    expect((await call(server.url, 'DELETE', '/sessions/current', undefined, { headers: { cookie: person.cookie, 'x-csrf-token': person.csrfToken } })).status).toBe(204);
+    await stream.done;
+    expect(stream.comments.at(-1)).toMatch(/^closed: /);
   });
 });

@@ -69,7 +69,7 @@ describe('two organizations in one database', () => {
 
   it('gets only its own events on its event stream', async () => {
     const streams = server.eventStreams;
-    const listening = http.createServer((req, res) => void streams.attach(req, res, acme.scope));
+    const listening = http.createServer((req, res) => void streams.attach(req, res, acme));
     await new Promise<void>((resolve) => listening.listen(0, '127.0.0.1', resolve));
     const received: string[] = [];
     const request = http.get(`http://127.0.0.1:${(listening.address() as AddressInfo).port}/`, (response) => {

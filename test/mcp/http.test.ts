@@ -9,6 +9,7 @@ import { callTool, describeReviewTools, startBlockingReview, textOf } from '../s
 import { call, eventually, startTestServer, type TestServer } from '../support/server';
 
 const KEY = 'mcp-test-key-0123456789';
+const OPERATOR_KEY = 'operator-key-for-mcp-hosted-tests-0123456789';
 const ANSWER_WITHIN_SECONDS_IN_TESTS = 1;
 
 const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
@@ -21,9 +22,17 @@ interface RpcAnswer {
   message: any;
 }
 
-/** One JSON-RPC POST to /mcp over node:http, from `localAddress` when given (another client on this machine). */
-async function rpcPost(apiUrl: string, body: unknown, sessionId?: string, localAddress?: string): Promise<RpcAnswer> {
-  const headers: Record<string, string> = { ...MCP_HEADERS, ...(sessionId ? { 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-06-18' } : {}) };
+/** Who sends a raw request: from another address of this machine (another client), with a key. */
+interface Sender {
+  localAddress?: string;
+  headers?: Record<string, string>;
+}
+
+const bearer = (key: string): Record<string, string> => ({ authorization: `Bearer ${key}` });
+
+/** One JSON-RPC POST to /mcp over node:http. */
+async function rpcPost(apiUrl: string, body: unknown, sessionId?: string, { localAddress, headers: own }: Sender = {}): Promise<RpcAnswer> {
+  const headers: Record<string, string> = { ...MCP_HEADERS, ...own, ...(sessionId ? { 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-06-18' } : {}) };
   const agent = localAddress ? new http.Agent({ localAddress } as http.AgentOptions) : undefined;
   const response = await send(apiUrl, { method: 'POST', path: '/mcp', headers, body: Buffer.from(JSON.stringify(body)) }, { agent });
   agent?.destroy();
@@ -34,12 +43,25 @@ async function rpcPost(apiUrl: string, body: unknown, sessionId?: string, localA
 }
 
 /** A session opened as a bare client does: initialize and nothing more, no stream left open. */
-async function openRawSession(apiUrl: string, localAddress?: string): Promise<string> {
-  const opened = await rpcPost(apiUrl, INITIALIZE, undefined, localAddress);
+async function openRawSession(apiUrl: string, sender?: Sender): Promise<string> {
+  const opened = await rpcPost(apiUrl, INITIALIZE, undefined, sender);
   expect(opened.status, JSON.stringify(opened.message)).toBe(200);
   const sessionId = String(opened.headers['mcp-session-id']);
-  await rpcPost(apiUrl, { jsonrpc: '2.0', method: 'notifications/initialized' }, sessionId, localAddress);
+  await rpcPost(apiUrl, { jsonrpc: '2.0', method: 'notifications/initialized' }, sessionId, sender);
   return sessionId;
+}
+
+const listTools = (apiUrl: string, sessionId: string, sender?: Sender) => rpcPost(apiUrl, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, sessionId, sender);
+
+/** Opens the session's standalone event stream, which keeps it in use until `close`. */
+async function holdStream(apiUrl: string, sessionId: string, headers: Record<string, string> = {}): Promise<{ close(): void }> {
+  const controller = new AbortController();
+  const response = await fetch(`${apiUrl}/mcp`, {
+    headers: { accept: 'text/event-stream', 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-06-18', ...headers },
+    signal: controller.signal,
+  });
+  expect(response.status).toBe(200);
+  return { close: () => controller.abort() };
 }
 
 async function connect(apiUrl: string, headers: Record<string, string> = {}): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
@@ -309,7 +331,7 @@ describe('/mcp with authentication on', () => {
 });
 
 describe('/mcp sessions per client', () => {
-  const OTHER_CLIENT = '127.0.0.2';
+  const OTHER_CLIENT = { localAddress: '127.0.0.2' };
   let server: TestServer;
   const clients: Client[] = [];
 
@@ -325,7 +347,7 @@ describe('/mcp sessions per client', () => {
   it('make room by ending a client\'s least recently used session that holds no connection', async () => {
     const [oldest, ...newer] = [await openRawSession(server.url, OTHER_CLIENT), await openRawSession(server.url, OTHER_CLIENT), await openRawSession(server.url, OTHER_CLIENT)];
     const fourth = await openRawSession(server.url, OTHER_CLIENT);
-    const list = (sessionId: string) => rpcPost(server.url, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, sessionId, OTHER_CLIENT);
+    const list = (sessionId: string) => listTools(server.url, sessionId, OTHER_CLIENT);
     expect((await list(oldest)).status).toBe(404);
     for (const sessionId of [...newer, fourth]) expect((await list(sessionId)).message.result.tools).toHaveLength(5);
     for (const sessionId of [...newer, fourth]) await send(server.url, { method: 'DELETE', path: '/mcp', headers: { 'mcp-session-id': sessionId } });
@@ -344,7 +366,7 @@ describe('/mcp sessions per client', () => {
     expect(refused.message.error.message).toMatch(/too many open MCP sessions from this client \(3\).*DELETE/);
 
     const other = await openRawSession(server.url, OTHER_CLIENT);
-    expect((await rpcPost(server.url, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, other, OTHER_CLIENT)).message.result.tools).toHaveLength(5);
+    expect((await listTools(server.url, other, OTHER_CLIENT)).message.result.tools).toHaveLength(5);
 
     for (const { id } of waiting) await call(server.url, 'POST', `/reviews/${id}/decide`, { decision_type: 'approve' });
     for (const { result } of waiting) expect(textOf(await result)).toMatch(/^approved/);
@@ -354,8 +376,94 @@ describe('/mcp sessions per client', () => {
   });
 });
 
+describe('/mcp sessions in the hosted edition', () => {
+  let hosted: TestServer;
+  const streams: Array<{ close(): void }> = [];
+
+  afterEach(async () => {
+    for (const stream of streams.splice(0)) stream.close();
+    await hosted?.dispose();
+  });
+
+  /** A new organization's admin key and an agent key (with its id), as senders of raw requests. */
+  async function organization(name: string): Promise<{ admin: Sender; agent: Sender; agentKeyId: number }> {
+    const created = await call(hosted.url, 'POST', '/organizations', { name }, { headers: bearer(OPERATOR_KEY) });
+    const admin = bearer(created.body.api_key.key);
+    const agent = await call(hosted.url, 'POST', `/organizations/${created.body.organization.id}/api-keys`, { name: 'agent', scope: 'agent' }, { headers: admin });
+    return { admin: { headers: admin }, agent: { headers: bearer(agent.body.key) }, agentKeyId: agent.body.id };
+  }
+
+  /** A session kept in use by its open event stream, as a connected client keeps it. */
+  async function busySession(sender: Sender): Promise<void> {
+    streams.push(await holdStream(hosted.url, await openRawSession(hosted.url, sender), sender.headers));
+  }
+
+  it('one organization at its cap, every session in use, does not stop another from opening one', async () => {
+    hosted = await startTestServer({ edition: 'hosted', operator_key: OPERATOR_KEY }, { mcpSessionLimits: { maxSessions: 4, maxSessionsPerTenant: 3, maxSessionsPerCaller: 2 } });
+    const [busy, newcomer] = [await organization('Busy'), await organization('Newcomer')];
+    for (const sender of [busy.admin, busy.admin, busy.agent]) await busySession(sender);
+
+    const overKey = await rpcPost(hosted.url, INITIALIZE, undefined, busy.admin);
+    expect(overKey.status).toBe(429);
+    expect(overKey.message.error.message).toMatch(/too many open MCP sessions of this API key \(2\)/);
+    const overOrganization = await rpcPost(hosted.url, INITIALIZE, undefined, busy.agent);
+    expect(overOrganization.status).toBe(429);
+    expect(Number(overOrganization.headers['retry-after'])).toBeGreaterThan(0);
+    expect(overOrganization.message.error.message).toMatch(/too many open MCP sessions of this organization \(3\), each with a request in progress/);
+
+    const opened = await openRawSession(hosted.url, newcomer.agent);
+    expect((await listTools(hosted.url, opened, newcomer.agent)).message.result.tools).toHaveLength(5);
+  });
+
+  it('at the process\'s cap, the organization holding the most sessions gives up its least recently used idle one', async () => {
+    hosted = await startTestServer({ edition: 'hosted', operator_key: OPERATOR_KEY }, { mcpSessionLimits: { maxSessions: 4, maxSessionsPerTenant: 3, maxSessionsPerCaller: 3 } });
+    const [small, large, newcomer] = [await organization('Small'), await organization('Large'), await organization('Newcomer')];
+    // The small organization's session is the least recently used of all, and idle too.
+    const smalls = await openRawSession(hosted.url, small.agent);
+    const [oldest, ...newer] = [await openRawSession(hosted.url, large.agent), await openRawSession(hosted.url, large.agent), await openRawSession(hosted.url, large.agent)];
+
+    const opened = await openRawSession(hosted.url, newcomer.agent);
+    expect((await listTools(hosted.url, opened, newcomer.agent)).message.result.tools).toHaveLength(5);
+    expect((await listTools(hosted.url, oldest, large.agent)).status).toBe(404);
+    for (const sessionId of newer) expect((await listTools(hosted.url, sessionId, large.agent)).message.result.tools).toHaveLength(5);
+    expect((await listTools(hosted.url, smalls, small.agent)).message.result.tools).toHaveLength(5);
+  });
+  it('closes the sessions of a revoked API key, cancelling their calls under way, while another key\'s session goes on', async () => {
+    hosted = await startTestServer({ edition: 'hosted', operator_key: OPERATOR_KEY }, { mcpTools: { progressIntervalMs: 50 } });
+    const acme = await organization('Acme');
+    const [doomed, kept] = [await openRawSession(hosted.url, acme.agent), await openRawSession(hosted.url, acme.admin)];
+    const review = (await call(hosted.url, 'POST', '/reviews', { task_type: 'deploy', proposed_action: 'Deploy build 81' }, { headers: acme.admin.headers })).body;
+    const waitForIt = { name: 'get_review_decision', arguments: { review_id: review.id, wait_seconds: 600 }, _meta: { progressToken: 'wait' } };
+    const waiting = rpcPost(hosted.url, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: waitForIt }, doomed, acme.agent);
+    await eventually(() => hosted.services.waiters.count === 1, 5_000, 'the call to wait');
+
+    expect((await call(hosted.url, 'DELETE', `/api-keys/${acme.agentKeyId}`, undefined, { headers: acme.admin.headers })).status).toBe(204);
+    expect((await waiting).message).toBeUndefined();
+    expect(hosted.mcpSessions.size).toBe(1);
+    await eventually(() => hosted.services.waiters.count === 0, 5_000, 'the wait to be released');
+    expect((await listTools(hosted.url, kept, acme.admin)).message.result.tools).toHaveLength(5);
+  });
+});
+
+describe('/mcp sessions per client address (self-hosted edition)', () => {
+  it('at the process\'s cap, the address holding the most sessions gives up its least recently used idle one', async () => {
+    const own = await startTestServer({}, { mcpSessionLimits: { maxSessions: 3, maxSessionsPerCaller: 2 } });
+    try {
+      const [small, large, newcomer] = [{ localAddress: '127.0.0.2' }, { localAddress: '127.0.0.3' }, { localAddress: '127.0.0.4' }];
+      const smalls = await openRawSession(own.url, small);
+      const [oldest, newer] = [await openRawSession(own.url, large), await openRawSession(own.url, large)];
+
+      const opened = await openRawSession(own.url, newcomer);
+      expect((await listTools(own.url, opened, newcomer)).message.result.tools).toHaveLength(5);
+      expect((await listTools(own.url, oldest, large)).status).toBe(404);
+      for (const [sessionId, sender] of [[newer, large], [smalls, small]] as const) expect((await listTools(own.url, sessionId, sender)).message.result.tools).toHaveLength(5);
+    } finally {
+      await own.dispose();
+    }
+  });
+});
+
 describe('/mcp in the hosted edition, where two approvals are required', () => {
-  const OPERATOR_KEY = 'operator-key-for-mcp-workflow-tests-0123456789';
   let hosted: TestServer;
 
   beforeAll(async () => {
@@ -364,7 +472,6 @@ describe('/mcp in the hosted edition, where two approvals are required', () => {
   afterAll(() => hosted?.dispose());
 
   it('answers request_review with the final decision only, not the first vote', async () => {
-    const bearer = (key: string): Record<string, string> => ({ authorization: `Bearer ${key}` });
     const created = await call(hosted.url, 'POST', '/organizations', { name: 'Two Keys', settings: { require_two_approvals: true } }, { headers: bearer(OPERATOR_KEY) });
     const admin = bearer(created.body.api_key.key);
     const agentKey = (await call(hosted.url, 'POST', `/organizations/${created.body.organization.id}/api-keys`, { name: 'agent', scope: 'agent' }, { headers: admin })).body.key;

@@ -19,7 +19,8 @@ export function eventRoutes(streams: EventStreams): Router {
    *       that only grows. A client that reconnects with `Last-Event-ID` (as EventSource does)
    *       first gets the events it missed — kept a day, at most 1,000 — then the live ones.
    *       A comment line is sent every 15 s so proxies keep the stream open. Only the events of
-   *       the caller's organization are sent.
+   *       the caller's organization are sent. The stream ends when the API key it was opened
+   *       with is revoked, or its person is deactivated or signs out.
    *     parameters:
    *       - name: Last-Event-ID
    *         in: header
@@ -38,6 +39,6 @@ export function eventRoutes(streams: EventStreams): Router {
    *       '403': { $ref: '#/components/responses/Forbidden' }
    *       '429': { $ref: '#/components/responses/TooManyRequests' }
    */
-  router.get('/events', (req, res) => streams.attach(req, res, principalOf(res).scope));
+  router.get('/events', (req, res) => streams.attach(req, res, principalOf(res)));
   return router;
 }
