@@ -9,7 +9,7 @@ import type { Logger } from '../logging';
 import type { McpHttpSessions } from '../mcp/http-sessions';
 import { installationKey, principalOf, requireBearerKey } from './auth';
 import { actingForCaller, type HostedOptions, hostedAccess, hostedAuthentication, hostedMcpAccess } from './hosted';
-import { trustProxies } from './client-address';
+import { clientAddress, trustProxies } from './client-address';
 import { boundedJsonShape } from './limits';
 import { rateLimit } from './rate-limit';
 import { type Exposure, hostsAllowed, refuseCrossSiteWrites, requireJsonBodies, securityHeaders } from './protection';
@@ -92,7 +92,7 @@ export function createApp(options: AppOptions): Express {
   // JSON-RPC, not REST: outside the OpenAPI document and its validator; the transport reads its own body.
   // Sessions are limited per API key and address: all of an installation's clients may share its one key.
   if (options.hosted) app.use('/mcp', hostedMcpAccess());
-  app.all('/mcp', (req, res) => options.mcpSessions.handle(req, res, principalOf(res)));
+  app.all('/mcp', (req, res) => options.mcpSessions.handle(req, res, principalOf(res), clientAddress(req)));
   app.use(docsRoutes(openApiDocument));
   // Compressed request bodies are refused (415): nothing sends them, and inflating one is work an attacker chooses.
   app.use(express.json({ limit: '1mb', inflate: false }));

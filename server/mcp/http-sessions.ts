@@ -95,14 +95,6 @@ function readBody(req: IncomingMessage, maxBytes: number): Promise<Body> {
   });
 }
 
-/**
- * Where a request comes from. The socket's peer for now; the one place to read a trusted proxy's
- * `X-Forwarded-For` instead.
- */
-function clientAddressOf(req: IncomingMessage): string {
-  return req.socket.remoteAddress ?? 'unknown';
-}
-
 /** Whom a session counts against, and how a refusal names them. */
 interface Holder {
   key: string;
@@ -115,12 +107,11 @@ interface Holder {
  * key and the key's organization. A self-hosted installation has one key for every client, so
  * there the client's address stands for both.
  */
-function holdersOf(principal: Principal, req: IncomingMessage): { caller: Holder; tenant: Holder } {
+function holdersOf(principal: Principal, address: string): { caller: Holder; tenant: Holder } {
   const organizationId = principal.scope.organizationId;
   if (organizationId !== null) {
     return { caller: { key: principal.id, named: 'of this API key' }, tenant: { key: `organization ${organizationId}`, named: 'of this organization' } };
   }
-  const address = clientAddressOf(req);
   return { caller: { key: `${principal.id || 'no key'} from ${address}`, named: 'from this client' }, tenant: { key: `address ${address}`, named: 'from this client address' } };
 }
 
@@ -199,8 +190,11 @@ export class McpHttpSessions {
     return this.sessions.size;
   }
 
-  /** Serves one request of `principal`, opening a session for an initialize request. */
-  async handle(req: IncomingMessage, res: ServerResponse, principal: Principal): Promise<void> {
+  /**
+   * Serves one request of `principal`, opening a session for an initialize request.
+   * `clientAddress` is where the request comes from, as the trusted proxies name it.
+   */
+  async handle(req: IncomingMessage, res: ServerResponse, principal: Principal, clientAddress: string): Promise<void> {
     if (this.closed) return sendRpcError(res, { status: 503, code: SERVER_ERROR, message: 'Greenlight is shutting down' });
     const sessionId = req.headers['mcp-session-id'];
     if (typeof sessionId === 'string') {
@@ -214,7 +208,7 @@ export class McpHttpSessions {
     if (req.method !== 'POST') {
       return sendRpcError(res, { status: 400, code: SERVER_ERROR, message: 'Bad request: no Mcp-Session-Id; start a session with an initialize request' });
     }
-    await this.open(req, res, principal, holdersOf(principal, req));
+    await this.open(req, res, principal, holdersOf(principal, clientAddress));
   }
 
   /**

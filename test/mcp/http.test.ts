@@ -461,6 +461,17 @@ describe('/mcp sessions per client address (self-hosted edition)', () => {
       await own.dispose();
     }
   });
+  it('counts the clients behind a trusted proxy (the dashboard, a load balancer) apart, by the address it names', async () => {
+    const own = await startTestServer({}, { mcpSessionLimits: { maxSessionsPerCaller: 1 } });
+    try {
+      const [first, second] = ['203.0.113.1', '203.0.113.2'].map((address) => ({ headers: { 'x-forwarded-for': address } }));
+      const [firsts, seconds] = [await openRawSession(own.url, first), await openRawSession(own.url, second)];
+      // Counted as one client, the second would have taken the first's place.
+      for (const [sessionId, sender] of [[firsts, first], [seconds, second]] as const) expect((await listTools(own.url, sessionId, sender)).message.result.tools).toHaveLength(5);
+    } finally {
+      await own.dispose();
+    }
+  });
 });
 
 describe('/mcp in the hosted edition, where two approvals are required', () => {
