@@ -4,7 +4,7 @@
  * event feed's carriers. The domain imports nothing outside `server/domain/`.
  */
 import type { Readable } from 'node:stream';
-import type { DomainEvent } from './events';
+import type { DomainEvent, EventSubject } from './events';
 import type { Voter, WorkflowStage, WorkflowState } from './workflow';
 import type {
   AttachmentRecord,
@@ -15,6 +15,7 @@ import type {
   ReviewFilters,
   ReviewOrder,
   ReviewRecord,
+  ReviewStatus,
   Statistics,
   UserRecord,
   UserRole,
@@ -31,6 +32,11 @@ export interface Scope {
    * record, and `organization_id` is a label agents may set.
    */
   readonly organizationId: number | null;
+  /**
+   * The registered agent an agent key belongs to: the caller reaches that agent's reviews
+   * alone, and what belongs to them; another agent's review is as if it did not exist.
+   */
+  readonly agentId?: number;
 }
 
 /** The self-hosted installation's scope: every record. */
@@ -50,8 +56,6 @@ export interface Principal {
   id: string;
   /** What an organization's API key may do (hosted edition): everything in it, or an agent's part. */
   access?: KeyScope;
-  /** The registered agent an agent key belongs to: every review it files is that agent's. */
-  agentId?: number;
   /** The caller in words, for the audit log: a key's name, a person's name. */
   label?: string;
   /** A signed-in person (hosted edition): who they are and what their role lets them do. */
@@ -157,8 +161,8 @@ export interface ReviewRepository {
 }
 
 export interface FeedbackRepository {
-  /** Null when the review does not exist in `scope`; else the record and the organization of its review. */
-  insert(tx: Tx, scope: Scope, reviewId: number, input: FeedbackInput, now: number): Promise<{ record: FeedbackRecord; organization_id: number | null } | null>;
+  /** Null when the review does not exist in `scope`; else the record and its review. */
+  insert(tx: Tx, scope: Scope, reviewId: number, input: FeedbackInput, now: number): Promise<{ record: FeedbackRecord; review: EventSubject } | null>;
   listFor(scope: Scope, reviewId: number): Promise<FeedbackRecord[]>;
 }
 
@@ -170,28 +174,44 @@ export interface NewAttachment {
   description: string | null;
 }
 
+/** What an upload or a deletion may change of a review's attachments. */
+export interface AttachmentRules {
+  /** Only while the review is pending: once decided, its evidence is what the decision was made on. */
+  pendingOnly: boolean;
+}
+
+/** A review its evidence could not be changed on: decided, with this status. */
+export interface EvidenceFixed {
+  outcome: 'review_decided';
+  review_id: number;
+  status: ReviewStatus;
+}
+
 export type AttachmentInsert =
-  | { outcome: 'inserted'; attachment: AttachmentRecord; storageKey: string; organization_id: number | null }
+  | { outcome: 'inserted'; attachment: AttachmentRecord; storageKey: string; review: EventSubject }
   | { outcome: 'review_not_found' }
-  | { outcome: 'limit_reached' };
+  | { outcome: 'limit_reached' }
+  | EvidenceFixed;
 
 export interface StoredAttachment {
   attachment: AttachmentRecord;
   storageKey: string;
-  organization_id: number | null;
 }
+
+export type AttachmentDeletion = { outcome: 'deleted'; stored: StoredAttachment; review: EventSubject } | { outcome: 'not_found' } | EvidenceFixed;
 
 export interface AttachmentRepository {
   countFor(scope: Scope, reviewId: number): Promise<number>;
   /**
-   * Checks the review and the per-review limit, lets `place` put the bytes where they belong
-   * and records the row, with the review's row locked: racing uploads count one after another.
+   * Checks the review, the rules and the per-review limit, lets `place` put the bytes where they
+   * belong and records the row, with the review's row locked: racing uploads count one after
+   * another, and a decision recorded meanwhile is seen.
    */
-  insert(tx: Tx, scope: Scope, reviewId: number, attachment: NewAttachment, maxPerReview: number, now: number, place: () => Promise<string>): Promise<AttachmentInsert>;
+  insert(tx: Tx, scope: Scope, reviewId: number, attachment: NewAttachment, rules: AttachmentRules & { maxPerReview: number }, now: number, place: () => Promise<string>): Promise<AttachmentInsert>;
   findById(scope: Scope, id: number): Promise<StoredAttachment | null>;
   listFor(scope: Scope, reviewId: number): Promise<AttachmentRecord[]>;
-  /** Deletes the row; returns it so the caller can remove the bytes after the commit. */
-  delete(tx: Tx, scope: Scope, id: number): Promise<StoredAttachment | null>;
+  /** Deletes the row, with its review's row locked as `insert` does; returns it so the caller can remove the bytes after the commit. */
+  delete(tx: Tx, scope: Scope, id: number, rules: AttachmentRules): Promise<AttachmentDeletion>;
 }
 
 export interface StatisticsSource {
