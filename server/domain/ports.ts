@@ -339,8 +339,28 @@ export interface HashedFields extends AuditEntryInput {
 
 export interface AuditRecord extends HashedFields {
   id: number;
+  /** The entry's place in its organization's log: 1, 2, 3 … without gaps. */
+  sequence: number;
   prev_hash: string;
   hash: string;
+}
+
+/** Where an organization's log ends, kept apart from its entries: its newest entry's sequence and hash (0 and the genesis hash before the first). */
+export interface AuditHead {
+  sequence: number;
+  hash: string;
+}
+
+/**
+ * Whether an organization's log holds, up to its head: `first_invalid_id` names the first entry
+ * that does not; null with `valid` false, the entries end before the head (the newest removed).
+ */
+export interface AuditVerification {
+  valid: boolean;
+  /** Entries checked. */
+  entries: number;
+  first_invalid_id: number | null;
+  head: AuditHead;
 }
 
 export interface AuditFilters {
@@ -356,12 +376,16 @@ export interface AuditFilters {
 
 /** The audit log: appended in the transaction of each change, never edited. */
 export interface AuditRepository {
-  /** Appends `entries` to their organizations' chains, in `tx`. */
+  /**
+   * Appends `entries` to their organizations' chains and moves their heads, in `tx`; appends to
+   * one organization's log take turns, so its sequence has no gaps.
+   */
   append(tx: Tx, entries: readonly AuditEntryInput[], actor: AuditActor, now: number): Promise<void>;
   /** Newest first, below the id `before` when given. */
   list(organizationId: number, filters: AuditFilters, before: number | null, limit: number): Promise<AuditRecord[]>;
-  /** Oldest first, after the id `after`: the chain in pages, for verification. */
+  /** In sequence, after the sequence `after`: the chain in pages, for verification. */
   chain(organizationId: number, after: number, limit: number): Promise<AuditRecord[]>;
+  head(organizationId: number): Promise<AuditHead>;
 }
 
 export type NewUser = Pick<UserRecord, 'organization_id' | 'email' | 'name' | 'role'> & { created_at: number };
