@@ -413,6 +413,12 @@ export interface PeopleRepository {
   listUsers(organizationId: number): Promise<UserRecord[]>;
   findUser(organizationId: number, id: number, tx?: Tx): Promise<UserRecord | null>;
   updateUser(tx: Tx, organizationId: number, id: number, changes: Partial<Pick<UserRecord, 'name' | 'role' | 'is_active'>>, now: number): Promise<UserRecord | null>;
+  /**
+   * The ids of the organization's active admins, their rows held until the transaction ends
+   * (PostgreSQL; SQLite's writes take turns anyway): changes that could leave it without one
+   * take turns, and each sees what the one before it did.
+   */
+  lockActiveAdmins(tx: Tx, organizationId: number): Promise<number[]>;
   insertTeam(tx: Tx, team: { organization_id: number; name: string; settings: Record<string, unknown>; created_at: number }): Promise<number>;
   listTeams(organizationId: number): Promise<TeamRecord[]>;
   findTeam(organizationId: number, id: number, tx?: Tx): Promise<TeamRecord | null>;
