@@ -15,6 +15,7 @@ const postgresUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.
  * unit tiers.
  */
 const ON_POSTGRES = [
+  'test/http/agent-evidence.test.ts',
   'test/http/attachment-recovery.test.ts',
   'test/http/attachments.test.ts',
   'test/http/audit-log.test.ts',

@@ -1,8 +1,9 @@
+import type { Transaction } from 'sequelize';
 import type { AttachmentRow, Models, ReviewRow } from './models';
-import { scopeWhere } from './scope';
+import { reviewPartsWhere, reviewsWhere } from './scope';
 import { isoTime } from './time';
 import { transactionOf } from './unit-of-work';
-import type { AttachmentInsert, AttachmentRepository, NewAttachment, Scope, StoredAttachment, Tx } from '../domain/ports';
+import type { AttachmentDeletion, AttachmentInsert, AttachmentRepository, AttachmentRules, NewAttachment, Scope, StoredAttachment, Tx } from '../domain/ports';
 import type { AttachmentRecord } from '../domain/records';
 
 export function toAttachmentRecord(row: AttachmentRow): AttachmentRecord {
@@ -19,8 +20,10 @@ export function toAttachmentRecord(row: AttachmentRow): AttachmentRecord {
 }
 
 function stored(row: AttachmentRow): StoredAttachment {
-  return { attachment: toAttachmentRecord(row), storageKey: row.storage_key, organization_id: row.organization_id };
+  return { attachment: toAttachmentRecord(row), storageKey: row.storage_key };
 }
+
+type LockedReview = Pick<ReviewRow, 'id' | 'organization_id' | 'agent_id' | 'status'>;
 
 export class AttachmentStore implements AttachmentRepository {
   constructor(private readonly models: Models) {}
@@ -32,44 +35,65 @@ export class AttachmentStore implements AttachmentRepository {
   }
 
   async countFor(scope: Scope, reviewId: number): Promise<number> {
-    return this.models.Attachment.count({ where: { review_id: reviewId, ...scopeWhere(scope) } });
+    return this.models.Attachment.count({ where: { review_id: reviewId, ...reviewPartsWhere(scope) } });
   }
 
-  async insert(tx: Tx, scope: Scope, reviewId: number, attachment: NewAttachment, maxPerReview: number, now: number, place: () => Promise<string>): Promise<AttachmentInsert> {
+  async insert(
+    tx: Tx,
+    scope: Scope,
+    reviewId: number,
+    attachment: NewAttachment,
+    rules: AttachmentRules & { maxPerReview: number },
+    now: number,
+    place: () => Promise<string>,
+  ): Promise<AttachmentInsert> {
     const transaction = transactionOf(tx);
-    // The review's row locked (PostgreSQL; SQLite's writes take turns anyway): racing uploads count one after another.
-    const review = (await this.models.Review.findOne({
-      where: { id: reviewId, ...scopeWhere(scope) },
-      attributes: ['organization_id'],
-      raw: true,
-      transaction,
-      lock: true,
-    })) as Pick<ReviewRow, 'organization_id'> | null;
+    const review = await this.lockReview(scope, reviewId, transaction);
     if (!review) return { outcome: 'review_not_found' };
+    if (rules.pendingOnly && review.status !== 'pending') return { outcome: 'review_decided', review_id: review.id, status: review.status };
     const count = await this.models.Attachment.count({ where: { review_id: reviewId }, transaction });
-    if (count >= maxPerReview) return { outcome: 'limit_reached' };
+    if (count >= rules.maxPerReview) return { outcome: 'limit_reached' };
     const storageKey = await place();
     const row = await this.models.Attachment.create(
       { ...attachment, review_id: reviewId, organization_id: review.organization_id, storage_key: storageKey, created_at: now },
       { transaction },
     );
-    return { outcome: 'inserted', attachment: toAttachmentRecord(row.get({ plain: true })), storageKey, organization_id: review.organization_id };
+    return { outcome: 'inserted', attachment: toAttachmentRecord(row.get({ plain: true })), storageKey, review };
   }
 
   async findById(scope: Scope, id: number): Promise<StoredAttachment | null> {
-    const row = (await this.models.Attachment.findOne({ where: { id, ...scopeWhere(scope) }, raw: true })) as AttachmentRow | null;
+    const row = (await this.models.Attachment.findOne({ where: { id, ...reviewPartsWhere(scope) }, raw: true })) as AttachmentRow | null;
     return row ? stored(row) : null;
   }
 
   async listFor(scope: Scope, reviewId: number): Promise<AttachmentRecord[]> {
-    const rows = await this.models.Attachment.findAll({ where: { review_id: reviewId, ...scopeWhere(scope) }, order: [['id', 'ASC']], raw: true });
+    const rows = await this.models.Attachment.findAll({ where: { review_id: reviewId, ...reviewPartsWhere(scope) }, order: [['id', 'ASC']], raw: true });
     return (rows as unknown as AttachmentRow[]).map(toAttachmentRecord);
   }
 
-  async delete(tx: Tx, scope: Scope, id: number): Promise<StoredAttachment | null> {
+  async delete(tx: Tx, scope: Scope, id: number, rules: AttachmentRules): Promise<AttachmentDeletion> {
     const transaction = transactionOf(tx);
-    const row = (await this.models.Attachment.findOne({ where: { id, ...scopeWhere(scope) }, raw: true, transaction })) as AttachmentRow | null;
-    if (row) await this.models.Attachment.destroy({ where: { id }, transaction });
-    return row ? stored(row) : null;
+    const row = (await this.models.Attachment.findOne({ where: { id, ...reviewPartsWhere(scope) }, raw: true, transaction })) as AttachmentRow | null;
+    const review = row && (await this.lockReview(scope, row.review_id, transaction));
+    if (!row || !review) return { outcome: 'not_found' };
+    if (rules.pendingOnly && review.status !== 'pending') return { outcome: 'review_decided', review_id: review.id, status: review.status };
+    // A deletion racing this one took the row while this one waited for the review's lock.
+    if ((await this.models.Attachment.destroy({ where: { id }, transaction })) === 0) return { outcome: 'not_found' };
+    return { outcome: 'deleted', stored: stored(row), review };
+  }
+
+  /**
+   * The review's row, locked until the transaction ends (PostgreSQL; SQLite's writes take turns
+   * anyway): uploads and deletions take turns with each other and with the decision, which
+   * updates the same row.
+   */
+  private async lockReview(scope: Scope, reviewId: number, transaction: Transaction): Promise<LockedReview | null> {
+    return (await this.models.Review.findOne({
+      where: { id: reviewId, ...reviewsWhere(scope) },
+      attributes: ['id', 'organization_id', 'agent_id', 'status'],
+      raw: true,
+      transaction,
+      lock: true,
+    })) as LockedReview | null;
   }
 }

@@ -1,9 +1,9 @@
-import { QueryTypes } from 'sequelize';
+import { QueryTypes, type Transaction } from 'sequelize';
 import type { Database } from './database';
 import { isoTime } from './time';
 import { transactionOf } from './unit-of-work';
 import { entryHash, GENESIS_HASH } from '../domain/audit';
-import type { AuditActor, AuditEntryInput, AuditFilters, AuditRecord, AuditRepository, Tx } from '../domain/ports';
+import type { AuditActor, AuditEntryInput, AuditFilters, AuditHead, AuditRecord, AuditRepository, Tx } from '../domain/ports';
 
 interface AuditRow {
   id: number;
@@ -16,14 +16,15 @@ interface AuditRow {
   target_id: number | null;
   data: string;
   created_at: number;
+  sequence: number;
   prev_hash: string;
   hash: string;
 }
 
-const COLUMNS = 'id, organization_id, actor_type, actor_id, actor_label, action, target_type, target_id, data, created_at, prev_hash, hash';
+const COLUMNS = 'id, organization_id, actor_type, actor_id, actor_label, action, target_type, target_id, data, created_at, sequence, prev_hash, hash';
 
-const INSERT = `INSERT INTO audit_log (organization_id, actor_type, actor_id, actor_label, action, target_type, target_id, data, created_at, prev_hash, hash)
-                VALUES ($organization_id, $actor_type, $actor_id, $actor_label, $action, $target_type, $target_id, $data, $created_at, $prev_hash, $hash)`;
+const INSERT = `INSERT INTO audit_log (organization_id, actor_type, actor_id, actor_label, action, target_type, target_id, data, created_at, sequence, prev_hash, hash)
+                VALUES ($organization_id, $actor_type, $actor_id, $actor_label, $action, $target_type, $target_id, $data, $created_at, $sequence, $prev_hash, $hash)`;
 
 function toRecord(row: AuditRow): AuditRecord {
   return {
@@ -35,6 +36,7 @@ function toRecord(row: AuditRow): AuditRecord {
     target_id: row.target_id === null ? null : Number(row.target_id),
     data: JSON.parse(row.data) as Record<string, unknown>,
     created_at: isoTime(Number(row.created_at)),
+    sequence: Number(row.sequence),
     prev_hash: row.prev_hash,
     hash: row.hash,
   };
@@ -56,12 +58,11 @@ export class AuditStore implements AuditRepository {
 
   async append(tx: Tx, entries: readonly AuditEntryInput[], actor: AuditActor, now: number): Promise<void> {
     const transaction = transactionOf(tx);
-    const heads = new Map<number, string>();
+    const heads = new Map<number, AuditHead>();
     for (const entry of entries) {
-      let previous = heads.get(entry.organization_id);
-      if (previous === undefined) previous = await this.head(entry.organization_id, tx);
+      const previous = heads.get(entry.organization_id) ?? (await this.lockHead(entry.organization_id, transaction));
       const fields = { ...entry, actor, created_at: isoTime(now) };
-      const hash = entryHash(previous, fields);
+      const head = { sequence: previous.sequence + 1, hash: entryHash(previous.hash, fields) };
       await this.db.insertReturningId(
         INSERT,
         {
@@ -74,12 +75,19 @@ export class AuditStore implements AuditRepository {
           target_id: entry.target_id,
           data: JSON.stringify(entry.data),
           created_at: now,
-          prev_hash: previous,
-          hash,
+          sequence: head.sequence,
+          prev_hash: previous.hash,
+          hash: head.hash,
         },
         transaction,
       );
-      heads.set(entry.organization_id, hash);
+      heads.set(entry.organization_id, head);
+    }
+    for (const [organizationId, head] of heads) {
+      await this.db.sequelize.query('UPDATE audit_heads SET sequence = $sequence, hash = $hash WHERE organization_id = $organizationId', {
+        bind: { organizationId, ...head },
+        transaction,
+      });
     }
   }
 
@@ -103,30 +111,40 @@ export class AuditStore implements AuditRepository {
   }
 
   async chain(organizationId: number, after: number, limit: number): Promise<AuditRecord[]> {
-    const rows = await this.db.sequelize.query<AuditRow>(`SELECT ${COLUMNS} FROM audit_log WHERE organization_id = $organizationId AND id > $after ORDER BY id LIMIT $limit`, {
-      bind: { organizationId, after, limit },
-      type: QueryTypes.SELECT,
-    });
+    const rows = await this.db.sequelize.query<AuditRow>(
+      `SELECT ${COLUMNS} FROM audit_log WHERE organization_id = $organizationId AND sequence > $after ORDER BY sequence LIMIT $limit`,
+      { bind: { organizationId, after, limit }, type: QueryTypes.SELECT },
+    );
     return rows.map(toRecord);
   }
 
+  async head(organizationId: number): Promise<AuditHead> {
+    return (await this.readHead(organizationId)) ?? { sequence: 0, hash: GENESIS_HASH };
+  }
+
   /**
-   * The hash of the organization's newest entry. On PostgreSQL the organization's row is locked
-   * first, so that two transactions appending to one chain take turns instead of both linking
-   * to the same entry; on SQLite writes already take turns. NO KEY UPDATE, not UPDATE: the
-   * transactions have inserted rows that refer to the organization, each holding the KEY SHARE
-   * lock that foreign key takes, which FOR UPDATE would wait on in both — a deadlock.
+   * The organization's head, its row locked until the transaction ends (PostgreSQL; SQLite's
+   * writes take turns anyway): two transactions appending to one log take turns instead of
+   * both linking to the same entry. An organization's first append makes its head; should two
+   * make it at once, the second waits for the first, then takes its turn after it.
    */
-  private async head(organizationId: number, tx: Tx): Promise<string> {
-    const transaction = transactionOf(tx);
-    if (this.db.dialect === 'postgres') {
-      await this.db.sequelize.query('SELECT id FROM organizations WHERE id = $organizationId FOR NO KEY UPDATE', { bind: { organizationId }, transaction });
-    }
-    const [row] = await this.db.sequelize.query<{ hash: string }>('SELECT hash FROM audit_log WHERE organization_id = $organizationId ORDER BY id DESC LIMIT 1', {
+  private async lockHead(organizationId: number, transaction: Transaction): Promise<AuditHead> {
+    const locked = await this.readHead(organizationId, transaction);
+    if (locked) return locked;
+    await this.db.sequelize.query('INSERT INTO audit_heads (organization_id, sequence, hash) VALUES ($organizationId, 0, $hash) ON CONFLICT (organization_id) DO NOTHING', {
+      bind: { organizationId, hash: GENESIS_HASH },
+      transaction,
+    });
+    return (await this.readHead(organizationId, transaction)) as AuditHead;
+  }
+
+  private async readHead(organizationId: number, transaction?: Transaction): Promise<AuditHead | null> {
+    const lock = transaction && this.db.dialect === 'postgres' ? ' FOR UPDATE' : '';
+    const [row] = await this.db.sequelize.query<AuditHead>(`SELECT sequence, hash FROM audit_heads WHERE organization_id = $organizationId${lock}`, {
       bind: { organizationId },
       type: QueryTypes.SELECT,
       transaction,
     });
-    return row?.hash ?? GENESIS_HASH;
+    return row ? { sequence: Number(row.sequence), hash: row.hash } : null;
   }
 }

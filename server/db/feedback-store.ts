@@ -1,7 +1,8 @@
-import type { FeedbackRow, Models, ReviewRow } from './models';
-import { scopeWhere } from './scope';
+import type { FeedbackRow, Models } from './models';
+import { reviewPartsWhere, reviewsWhere } from './scope';
 import { isoTime } from './time';
 import { transactionOf } from './unit-of-work';
+import type { EventSubject } from '../domain/events';
 import type { FeedbackRepository, Scope, Tx } from '../domain/ports';
 import type { FeedbackInput, FeedbackRecord } from '../domain/records';
 
@@ -12,21 +13,24 @@ function toFeedbackRecord(row: FeedbackRow): FeedbackRecord {
 export class FeedbackStore implements FeedbackRepository {
   constructor(private readonly models: Models) {}
 
-  async insert(tx: Tx, scope: Scope, reviewId: number, input: FeedbackInput, now: number): Promise<{ record: FeedbackRecord; organization_id: number | null } | null> {
+  async insert(tx: Tx, scope: Scope, reviewId: number, input: FeedbackInput, now: number): Promise<{ record: FeedbackRecord; review: EventSubject } | null> {
     const transaction = transactionOf(tx);
-    const review = (await this.models.Review.findOne({ where: { id: reviewId, ...scopeWhere(scope) }, attributes: ['organization_id'], raw: true, transaction })) as
-      | Pick<ReviewRow, 'organization_id'>
-      | null;
+    const review = (await this.models.Review.findOne({
+      where: { id: reviewId, ...reviewsWhere(scope) },
+      attributes: ['id', 'organization_id', 'agent_id'],
+      raw: true,
+      transaction,
+    })) as EventSubject | null;
     if (!review) return null;
     const row = await this.models.Feedback.create(
       { review_id: reviewId, organization_id: review.organization_id, rating: input.rating ?? null, comment: input.comment ?? null, created_at: now },
       { transaction },
     );
-    return { record: toFeedbackRecord(row.get({ plain: true })), organization_id: review.organization_id };
+    return { record: toFeedbackRecord(row.get({ plain: true })), review };
   }
 
   async listFor(scope: Scope, reviewId: number): Promise<FeedbackRecord[]> {
-    const rows = await this.models.Feedback.findAll({ where: { review_id: reviewId, ...scopeWhere(scope) }, order: [['id', 'ASC']], raw: true });
+    const rows = await this.models.Feedback.findAll({ where: { review_id: reviewId, ...reviewPartsWhere(scope) }, order: [['id', 'ASC']], raw: true });
     return (rows as unknown as FeedbackRow[]).map(toFeedbackRecord);
   }
 }

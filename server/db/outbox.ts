@@ -3,9 +3,12 @@ import { QueryTypes, type Transaction } from 'sequelize';
 import type { DomainEvent, EventPayloads, EventType, OutboxEntry, PublishedEvent, Revocation } from '../domain/events';
 import type { Scope } from '../domain/ports';
 import type { Database } from './database';
-import { scopeSql } from './scope';
+import { reviewPartsSql } from './scope';
 
 const INSERT_EVENT = 'INSERT INTO outbox (organization_id, type, review_id, payload, created_at) VALUES ($organization_id, $type, $review_id, $payload, $created_at)';
+
+/** An entry's columns, and its review's agent: who may see the event (a review's agent never changes). */
+const EVENT_COLUMNS = 'id, organization_id, (SELECT agent_id FROM reviews WHERE reviews.id = outbox.review_id) AS agent_id, type, review_id, payload';
 
 /** The PostgreSQL channel whose notifications carry `<origin> <id>,<id>…` of committed entries. */
 export const EVENTS_CHANNEL = 'greenlight_events';
@@ -19,6 +22,7 @@ const PRUNE_EVERY_WRITES = 500;
 interface OutboxRow {
   id: number;
   organization_id: number | null;
+  agent_id: number | null;
   type: string;
   review_id: number;
   payload: string;
@@ -26,7 +30,7 @@ interface OutboxRow {
 
 const REVOKED: Revocation['type'] = 'principal.revoked';
 
-function rowOf(entry: DomainEvent | Revocation, now: number): Omit<OutboxRow, 'id'> & { created_at: number } {
+function rowOf(entry: DomainEvent | Revocation, now: number): Omit<OutboxRow, 'id' | 'agent_id'> & { created_at: number } {
   // A revocation concerns no review and no one organization: the column takes no null, so 0.
   if (entry.type === REVOKED) return { organization_id: null, type: entry.type, review_id: 0, payload: JSON.stringify({ principal_id: entry.principal_id }), created_at: now };
   return { organization_id: entry.organization_id, type: entry.type, review_id: entry.review_id, payload: JSON.stringify(entry.payload), created_at: now };
@@ -37,6 +41,7 @@ function eventOf(row: OutboxRow): PublishedEvent {
     id: Number(row.id),
     type: row.type as EventType,
     organization_id: row.organization_id,
+    agent_id: row.agent_id,
     review_id: row.review_id,
     payload: JSON.parse(row.payload) as EventPayloads[EventType],
   } as PublishedEvent;
@@ -82,7 +87,7 @@ export class Outbox {
   /** Entries written since `since` (a time), oldest first: what a listener that lost its connection may have missed. */
   async since(since: number, limit: number): Promise<OutboxEntry[]> {
     const rows = await this.db.sequelize.query<OutboxRow>(
-      'SELECT id, organization_id, type, review_id, payload FROM outbox WHERE created_at >= $since ORDER BY id LIMIT $limit',
+      `SELECT ${EVENT_COLUMNS} FROM outbox WHERE created_at >= $since ORDER BY id LIMIT $limit`,
       { bind: { since, limit }, type: QueryTypes.SELECT },
     );
     return rows.map(entryOf);
@@ -90,9 +95,9 @@ export class Outbox {
 
   /** Events after `afterId` that `scope` may see, oldest first, at most `limit`. */
   async after(scope: Scope, afterId: number, limit: number): Promise<PublishedEvent[]> {
-    const scoped = scopeSql(scope);
+    const scoped = reviewPartsSql(scope);
     const rows = await this.db.sequelize.query<OutboxRow>(
-      `SELECT id, organization_id, type, review_id, payload FROM outbox WHERE id > $afterId AND type <> $revoked${scoped.sql} ORDER BY id LIMIT $limit`,
+      `SELECT ${EVENT_COLUMNS} FROM outbox WHERE id > $afterId AND type <> $revoked${scoped.sql} ORDER BY id LIMIT $limit`,
       { bind: { afterId, limit, revoked: REVOKED, ...scoped.bind }, type: QueryTypes.SELECT },
     );
     return rows.map(eventOf);
@@ -102,7 +107,7 @@ export class Outbox {
   async byIds(ids: readonly number[]): Promise<OutboxEntry[]> {
     if (ids.length === 0) return [];
     const rows = await this.db.sequelize.query<OutboxRow>(
-      'SELECT id, organization_id, type, review_id, payload FROM outbox WHERE id IN (:ids) ORDER BY id',
+      `SELECT ${EVENT_COLUMNS} FROM outbox WHERE id IN (:ids) ORDER BY id`,
       { replacements: { ids }, type: QueryTypes.SELECT },
     );
     return rows.map(entryOf);

@@ -96,6 +96,16 @@ export class PeopleStore implements PeopleRepository, SignInRepository {
     return { ...next, updated_at: isoTime(now) };
   }
 
+  async lockActiveAdmins(tx: Tx, organizationId: number): Promise<number[]> {
+    // NO KEY UPDATE, as the update that follows takes: sign-ins that insert sessions referring to these rows go on.
+    const lock = this.db.dialect === 'postgres' ? ' FOR NO KEY UPDATE' : '';
+    const rows = await this.db.sequelize.query<{ id: number }>(
+      `SELECT id FROM users WHERE organization_id = $organizationId AND role = 'admin' AND is_active = $active ORDER BY id${lock}`,
+      { bind: { organizationId, active: true }, type: QueryTypes.SELECT, transaction: transactionOf(tx) },
+    );
+    return rows.map((row) => Number(row.id));
+  }
+
   async insertTeam(tx: Tx, team: { organization_id: number; name: string; settings: Record<string, unknown>; created_at: number }): Promise<number> {
     return this.db.insertReturningId(
       'INSERT INTO teams (organization_id, name, settings, created_at) VALUES ($organization_id, $name, $settings, $created_at)',

@@ -3,7 +3,7 @@ import { URGENCY_RANK_SQL } from './migrations/0004-queue-order';
 import type { Database, Dialect } from './database';
 import type { DecisionRow, Models, ReviewRow } from './models';
 import { isoTime } from './time';
-import { scopeSql, scopeWhere } from './scope';
+import { reviewPartsSql, reviewsWhere } from './scope';
 import { transactionOf } from './unit-of-work';
 import type { DecisionOutcome, DueReview, IdempotencyClaim, NewReview, ReviewRepository, Scope, Tx } from '../domain/ports';
 import {
@@ -114,7 +114,7 @@ export class ReviewStore implements ReviewRepository {
   }
 
   async findClaim(scope: Scope, caller: string, key: string, now: number): Promise<{ reviewId: number; requestHash: string } | null> {
-    const scoped = scopeSql(scope);
+    const scoped = reviewPartsSql(scope);
     const [row] = await this.db.sequelize.query<{ review_id: number; request_hash: string }>(
       `SELECT review_id, request_hash FROM idempotency_keys WHERE scope = $caller AND key = $key AND created_at >= $expired${scoped.sql}`,
       { bind: { caller, key, expired: now - IDEMPOTENCY_KEY_LIFETIME_MS, ...scoped.bind }, type: QueryTypes.SELECT },
@@ -158,7 +158,7 @@ export class ReviewStore implements ReviewRepository {
 
   private async findIn(scope: Scope, id: number, transaction?: Transaction): Promise<ReviewRecord | null> {
     const row = (await this.models.Review.findOne({
-      where: { id, ...scopeWhere(scope) },
+      where: { id, ...reviewsWhere(scope) },
       include: [{ model: this.models.Decision, as: 'decision' }],
       raw: true,
       nest: true,
@@ -180,11 +180,12 @@ export class ReviewStore implements ReviewRepository {
     pageSize: number,
     order: ReviewOrder = 'newest',
   ): Promise<{ reviews: ReviewRecord[]; total: number }> {
-    const scoped = { ...filters, ...scopeWhere(scope) };
-    const where = whereOf(scoped, this.db.dialect, (value) => this.db.sequelize.escape(value));
+    // The scope's conditions beside the filters', not over them: a bound key's filter on another agent finds nothing.
+    const inScope = reviewsWhere(scope);
+    const where = whereOf(filters, inScope, this.db.dialect, (value) => this.db.sequelize.escape(value));
     const sort = ordersFor(this.db.dialect)[order];
     const [total, ids] = await Promise.all([
-      this.count(scoped, where),
+      this.count({ ...filters, ...inScope }, where),
       this.models.Review.findAll({ attributes: ['id'], where, order: sort, limit: pageSize, offset: (page - 1) * pageSize, raw: true }) as unknown as Promise<
         Array<Pick<ReviewRow, 'id'>>
       >,
@@ -212,7 +213,7 @@ export class ReviewStore implements ReviewRepository {
   }
 
   async exists(scope: Scope, id: number): Promise<boolean> {
-    return (await this.models.Review.count({ where: { id, ...scopeWhere(scope) } })) > 0;
+    return (await this.models.Review.count({ where: { id, ...reviewsWhere(scope) } })) > 0;
   }
 
   /**
@@ -223,7 +224,7 @@ export class ReviewStore implements ReviewRepository {
     const transaction = transactionOf(tx);
     const [changed] = await this.models.Review.update(
       { status: STATUS_AFTER[input.decision_type], decided_at: now, updated_at: now },
-      { where: { id: reviewId, status: 'pending', ...scopeWhere(scope) }, transaction },
+      { where: { id: reviewId, status: 'pending', ...reviewsWhere(scope) }, transaction },
     );
     if (changed === 0) {
       const existing = await this.findIn(scope, reviewId, transaction);
@@ -272,9 +273,9 @@ function likePattern(text: string): string {
   return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
-function whereOf(filters: ReviewFilters, dialect: Dialect, escape: (value: string) => string): WhereOptions<ReviewRow> {
+function whereOf(filters: ReviewFilters, inScope: ReturnType<typeof reviewsWhere>, dialect: Dialect, escape: (value: string) => string): WhereOptions<ReviewRow> {
   const { decided, q, assigned_to_any: assignedToAny, ...equalities } = filters;
-  const conditions: unknown[] = [equalities];
+  const conditions: unknown[] = [equalities, inScope];
   if (assignedToAny) conditions.push({ [Op.or]: [{ assigned_to: assignedToAny.people }, { assigned_team: assignedToAny.teams }] });
   if (decided !== undefined) conditions.push({ status: decided ? { [Op.ne]: 'pending' } : 'pending' });
   // Case-insensitive for ASCII letters on both: SQLite's LIKE is, PostgreSQL's ILIKE.

@@ -1,8 +1,8 @@
 import type { Readable } from 'node:stream';
 import { AppError, notFound, refuseNul } from './errors';
 import { domainEvent } from './events';
-import type { AttachmentRepository, BlobStore, Clock, IncomingFile, ReviewRepository, Scope, UnitOfWork } from './ports';
-import type { AttachmentRecord } from './records';
+import type { AttachmentRepository, AttachmentRules, BlobStore, Clock, IncomingFile, Principal, ReviewRepository, Scope, UnitOfWork } from './ports';
+import type { AttachmentRecord, ReviewStatus } from './records';
 
 export interface AttachmentLimits {
   maxBytes: number;
@@ -23,7 +23,7 @@ export interface AttachmentContent {
 
 export interface AttachmentServiceOptions {
   attachments: AttachmentRepository;
-  reviews: Pick<ReviewRepository, 'exists'>;
+  reviews: Pick<ReviewRepository, 'exists' | 'findById'>;
   files: BlobStore;
   unitOfWork: UnitOfWork;
   limits: AttachmentLimits;
@@ -41,12 +41,15 @@ export class AttachmentService {
   }
 
   /** Refuses early, before any byte is read, when the upload could not be accepted anyway. */
-  async checkCanAttach(scope: Scope, reviewId: number): Promise<void> {
-    if (!(await this.options.reviews.exists(scope, reviewId))) throw notFound('review', reviewId);
+  async checkCanAttach(principal: Principal, reviewId: number): Promise<void> {
+    const { scope } = principal;
+    const review = await this.options.reviews.findById(scope, reviewId);
+    if (!review) throw notFound('review', reviewId);
+    if (rulesFor(principal).pendingOnly && review.status !== 'pending') throw evidenceFixed(reviewId, review.status);
     if ((await this.options.attachments.countFor(scope, reviewId)) >= this.limits.maxPerReview) throw this.limitReached(reviewId);
   }
 
-  async add(scope: Scope, reviewId: number, upload: Upload): Promise<AttachmentRecord> {
+  async add(principal: Principal, reviewId: number, upload: Upload): Promise<AttachmentRecord> {
     const { files, attachments, unitOfWork } = this.options;
     const attachment = {
       file_name: upload.fileName,
@@ -61,10 +64,9 @@ export class AttachmentService {
     try {
       refuseNul({ description: upload.description });
       result = await unitOfWork.run(async (tx) => {
-        const inserted = await attachments.insert(tx, scope, reviewId, attachment, this.limits.maxPerReview, this.clock(), place);
-        if (inserted.outcome === 'inserted') {
-          tx.record(domainEvent('attachment.created', inserted.organization_id, reviewId, inserted.attachment));
-        }
+        const rules = { ...rulesFor(principal), maxPerReview: this.limits.maxPerReview };
+        const inserted = await attachments.insert(tx, principal.scope, reviewId, attachment, rules, this.clock(), place);
+        if (inserted.outcome === 'inserted') tx.record(domainEvent('attachment.created', inserted.review, inserted.attachment));
         return inserted;
       });
     } catch (error) {
@@ -76,6 +78,7 @@ export class AttachmentService {
     }
     if (result.outcome === 'review_not_found') throw notFound('review', reviewId);
     if (result.outcome === 'limit_reached') throw this.limitReached(reviewId);
+    if (result.outcome === 'review_decided') throw evidenceFixed(result.review_id, result.status);
     return result.attachment;
   }
 
@@ -100,22 +103,37 @@ export class AttachmentService {
     return { attachment: stored.attachment, stream: this.options.files.open(stored.storageKey) };
   }
 
-  async remove(scope: Scope, id: number): Promise<void> {
+  async remove(principal: Principal, id: number): Promise<void> {
     const removed = await this.options.unitOfWork.run(async (tx) => {
-      const stored = await this.options.attachments.delete(tx, scope, id);
-      if (stored) {
-        const { attachment } = stored;
-        tx.record(domainEvent('attachment.deleted', stored.organization_id, attachment.review_id, { id: attachment.id, review_id: attachment.review_id }));
+      const deletion = await this.options.attachments.delete(tx, principal.scope, id, rulesFor(principal));
+      if (deletion.outcome === 'deleted') {
+        const { attachment } = deletion.stored;
+        tx.record(domainEvent('attachment.deleted', deletion.review, { id: attachment.id, review_id: attachment.review_id }));
       }
-      return stored;
+      return deletion;
     });
-    if (!removed) throw notFound('attachment', id);
-    await this.options.files.remove(removed.storageKey);
+    if (removed.outcome === 'not_found') throw notFound('attachment', id);
+    if (removed.outcome === 'review_decided') throw evidenceFixed(removed.review_id, removed.status);
+    await this.options.files.remove(removed.stored.storageKey);
   }
 
   private limitReached(reviewId: number): AppError {
     return new AppError(409, `review ${reviewId} already has the maximum of ${this.limits.maxPerReview} attachments`);
   }
+}
+
+/**
+ * An agent key changes a review's evidence only while the review waits for its decision: what a
+ * person decided on stays what the review shows. People and admin keys keep their say over a
+ * decided review's files (an admin removes a file that should never have been uploaded), and
+ * the audit log records what they do.
+ */
+function rulesFor(principal: Principal): AttachmentRules {
+  return { pendingOnly: principal.kind === 'api_key' && principal.access === 'agent' };
+}
+
+function evidenceFixed(reviewId: number, status: ReviewStatus): AppError {
+  return new AppError(409, `review ${reviewId} is decided (${status}): the evidence it was decided on is fixed, and an agent key can no longer add or delete its attachments`);
 }
 
 const MAX_FILE_NAME_BYTES = 255;

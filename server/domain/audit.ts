@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
 import type { DomainEvent } from './events';
-import type { AuditActor, AuditEntryInput, AuditFilters, AuditRecord, AuditRepository, HashedFields, Principal } from './ports';
+import type { AuditActor, AuditEntryInput, AuditFilters, AuditRecord, AuditRepository, AuditVerification, HashedFields, Principal } from './ports';
 
 /** The `prev_hash` of an organization's first entry. */
 export const GENESIS_HASH = '0'.repeat(64);
@@ -101,19 +101,27 @@ export class AuditService {
     return { entries, next_cursor: page.length > limit ? entries[entries.length - 1].id : null };
   }
 
-  /** Recomputes the chain from the first entry: the first one whose hash or link does not hold. */
-  async verify(organizationId: number): Promise<{ valid: boolean; entries: number; first_invalid_id: number | null }> {
+  /**
+   * Recomputes the chain from the first entry to the head: the first entry whose hash, link or
+   * place does not hold, or, when the entries end before the head, that the newest are missing.
+   * Entries appended after the head was read are left for the next check.
+   */
+  async verify(organizationId: number): Promise<AuditVerification> {
+    const head = await this.entries.head(organizationId);
     let previous = GENESIS_HASH;
     let checked = 0;
-    for (let after = 0; ; ) {
-      const page = await this.entries.chain(organizationId, after, VERIFY_PAGE);
+    for (;;) {
+      const page = await this.entries.chain(organizationId, checked, VERIFY_PAGE);
       for (const entry of page) {
         checked += 1;
-        if (entry.prev_hash !== previous || entryHash(previous, entry) !== entry.hash) return { valid: false, entries: checked, first_invalid_id: entry.id };
+        const last = checked === head.sequence;
+        const holds =
+          checked <= head.sequence && entry.sequence === checked && entry.prev_hash === previous && entryHash(previous, entry) === entry.hash && (!last || entry.hash === head.hash);
+        if (!holds) return { valid: false, entries: checked, first_invalid_id: entry.id, head };
+        if (last) return { valid: true, entries: checked, first_invalid_id: null, head };
         previous = entry.hash;
       }
-      if (page.length < VERIFY_PAGE) return { valid: true, entries: checked, first_invalid_id: null };
-      after = page[page.length - 1].id;
+      if (page.length < VERIFY_PAGE) return { valid: checked === head.sequence, entries: checked, first_invalid_id: null, head };
     }
   }
 }

@@ -16,17 +16,20 @@ export type EventType = keyof EventPayloads;
 
 export const EVENT_TYPES: readonly EventType[] = ['review.created', 'review.decided', 'review.vote', 'feedback.created', 'attachment.created', 'attachment.deleted'];
 
+/** The review an event is about, as far as who may see the event goes: its organization, and its agent. */
+export type EventSubject = Pick<ReviewRecord, 'id' | 'organization_id' | 'agent_id'>;
+
 /** An event as a use case records it, in the transaction of the change it describes. */
 export type DomainEvent = {
-  [K in EventType]: { type: K; organization_id: number | null; review_id: number; payload: EventPayloads[K] };
+  [K in EventType]: { type: K; organization_id: number | null; agent_id: number | null; review_id: number; payload: EventPayloads[K] };
 }[EventType];
 
 /** An event as the feed delivers it: committed, with the id the outbox gave it (increasing). */
 export type PublishedEvent = DomainEvent & { id: number };
 
-/** Builds an event with its payload's type checked against its name. */
-export function domainEvent<K extends EventType>(type: K, organizationId: number | null, reviewId: number, payload: EventPayloads[K]): DomainEvent {
-  return { type, organization_id: organizationId, review_id: reviewId, payload } as DomainEvent;
+/** Builds an event about `review` with its payload's type checked against its name. */
+export function domainEvent<K extends EventType>(type: K, review: EventSubject, payload: EventPayloads[K]): DomainEvent {
+  return { type, organization_id: review.organization_id, agent_id: review.agent_id, review_id: review.id, payload } as DomainEvent;
 }
 
 /**

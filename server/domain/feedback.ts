@@ -20,7 +20,7 @@ export class FeedbackService {
     const now = this.clock();
     const feedback = await this.unitOfWork.run(async (tx) => {
       const stored = await this.feedback.insert(tx, scope, reviewId, input, now);
-      if (stored) tx.record(domainEvent('feedback.created', stored.organization_id, reviewId, stored.record));
+      if (stored) tx.record(domainEvent('feedback.created', stored.review, stored.record));
       return stored?.record ?? null;
     });
     if (!feedback) throw notFound('review', reviewId);

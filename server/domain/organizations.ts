@@ -10,6 +10,7 @@ import {
   type OrganizationRecord,
   type OrganizationRepository,
   type Principal,
+  type Scope,
   type UnitOfWork,
 } from './ports';
 import { isOrganizationAdmin, organizationOfCaller } from './scope';
@@ -143,8 +144,8 @@ export class OrganizationService {
     if (stored.last_used_at === null || now - Date.parse(stored.last_used_at) >= LAST_USED_RESOLUTION_MS) {
       await this.options.organizations.touchKey(stored.id, now);
     }
-    const principal: Principal = { kind: 'api_key', scope: { organizationId: stored.organization_id }, id: keyPrincipalId(stored.id), access: stored.scope, label: stored.name };
-    return stored.agent_id === null ? principal : { ...principal, agentId: stored.agent_id };
+    const scope: Scope = stored.agent_id === null ? { organizationId: stored.organization_id } : { organizationId: stored.organization_id, agentId: stored.agent_id };
+    return { kind: 'api_key', scope, id: keyPrincipalId(stored.id), access: stored.scope, label: stored.name };
   }
 
   /** The caller's organization, for an admin key; 403 for any other caller. */

@@ -79,6 +79,7 @@ export class PeopleService {
     refuseNul(changes);
     const organizationId = organizationOfCaller(principal);
     const updated = await this.unitOfWork.run(async (tx) => {
+      await this.keepAnAdmin(tx, organizationId, id, changes);
       const user = await this.people.updateUser(tx, organizationId, id, changes, this.clock());
       // A deactivated person is signed out everywhere at once, their open streams ended too.
       if (user && changes.is_active === false) {
@@ -90,6 +91,22 @@ export class PeopleService {
     });
     if (!updated) throw notFound('user', id);
     return updated;
+  }
+
+  /**
+   * Refuses a change that would leave the organization without an active admin person: no one
+   * could then manage it from the console. Admins demoting each other at once take turns (the
+   * admins' rows are locked), so the second is refused.
+   */
+  private async keepAnAdmin(tx: Tx, organizationId: number, id: number, changes: UserChanges): Promise<void> {
+    const deactivates = changes.is_active === false;
+    if (!deactivates && (changes.role === undefined || changes.role === 'admin')) return;
+    const admins = await this.people.lockActiveAdmins(tx, organizationId);
+    if (admins.length !== 1 || admins[0] !== id) return;
+    throw new AppError(
+      409,
+      `user ${id} is the organization's last active admin, so they cannot be ${deactivates ? 'deactivated' : `made a ${changes.role}`}: make another person an admin first`,
+    );
   }
 
   /** Deactivates a user rather than deleting them: decisions keep their author. */

@@ -4,7 +4,7 @@
  * event feed's carriers. The domain imports nothing outside `server/domain/`.
  */
 import type { Readable } from 'node:stream';
-import type { DomainEvent } from './events';
+import type { DomainEvent, EventSubject } from './events';
 import type { Voter, WorkflowStage, WorkflowState } from './workflow';
 import type {
   AttachmentRecord,
@@ -15,6 +15,7 @@ import type {
   ReviewFilters,
   ReviewOrder,
   ReviewRecord,
+  ReviewStatus,
   Statistics,
   UserRecord,
   UserRole,
@@ -31,6 +32,11 @@ export interface Scope {
    * record, and `organization_id` is a label agents may set.
    */
   readonly organizationId: number | null;
+  /**
+   * The registered agent an agent key belongs to: the caller reaches that agent's reviews
+   * alone, and what belongs to them; another agent's review is as if it did not exist.
+   */
+  readonly agentId?: number;
 }
 
 /** The self-hosted installation's scope: every record. */
@@ -50,8 +56,6 @@ export interface Principal {
   id: string;
   /** What an organization's API key may do (hosted edition): everything in it, or an agent's part. */
   access?: KeyScope;
-  /** The registered agent an agent key belongs to: every review it files is that agent's. */
-  agentId?: number;
   /** The caller in words, for the audit log: a key's name, a person's name. */
   label?: string;
   /** A signed-in person (hosted edition): who they are and what their role lets them do. */
@@ -162,8 +166,8 @@ export interface ReviewRepository {
 }
 
 export interface FeedbackRepository {
-  /** Null when the review does not exist in `scope`; else the record and the organization of its review. */
-  insert(tx: Tx, scope: Scope, reviewId: number, input: FeedbackInput, now: number): Promise<{ record: FeedbackRecord; organization_id: number | null } | null>;
+  /** Null when the review does not exist in `scope`; else the record and its review. */
+  insert(tx: Tx, scope: Scope, reviewId: number, input: FeedbackInput, now: number): Promise<{ record: FeedbackRecord; review: EventSubject } | null>;
   listFor(scope: Scope, reviewId: number): Promise<FeedbackRecord[]>;
 }
 
@@ -175,28 +179,44 @@ export interface NewAttachment {
   description: string | null;
 }
 
+/** What an upload or a deletion may change of a review's attachments. */
+export interface AttachmentRules {
+  /** Only while the review is pending: once decided, its evidence is what the decision was made on. */
+  pendingOnly: boolean;
+}
+
+/** A review its evidence could not be changed on: decided, with this status. */
+export interface EvidenceFixed {
+  outcome: 'review_decided';
+  review_id: number;
+  status: ReviewStatus;
+}
+
 export type AttachmentInsert =
-  | { outcome: 'inserted'; attachment: AttachmentRecord; storageKey: string; organization_id: number | null }
+  | { outcome: 'inserted'; attachment: AttachmentRecord; storageKey: string; review: EventSubject }
   | { outcome: 'review_not_found' }
-  | { outcome: 'limit_reached' };
+  | { outcome: 'limit_reached' }
+  | EvidenceFixed;
 
 export interface StoredAttachment {
   attachment: AttachmentRecord;
   storageKey: string;
-  organization_id: number | null;
 }
+
+export type AttachmentDeletion = { outcome: 'deleted'; stored: StoredAttachment; review: EventSubject } | { outcome: 'not_found' } | EvidenceFixed;
 
 export interface AttachmentRepository {
   countFor(scope: Scope, reviewId: number): Promise<number>;
   /**
-   * Checks the review and the per-review limit, lets `place` put the bytes where they belong
-   * and records the row, with the review's row locked: racing uploads count one after another.
+   * Checks the review, the rules and the per-review limit, lets `place` put the bytes where they
+   * belong and records the row, with the review's row locked: racing uploads count one after
+   * another, and a decision recorded meanwhile is seen.
    */
-  insert(tx: Tx, scope: Scope, reviewId: number, attachment: NewAttachment, maxPerReview: number, now: number, place: () => Promise<string>): Promise<AttachmentInsert>;
+  insert(tx: Tx, scope: Scope, reviewId: number, attachment: NewAttachment, rules: AttachmentRules & { maxPerReview: number }, now: number, place: () => Promise<string>): Promise<AttachmentInsert>;
   findById(scope: Scope, id: number): Promise<StoredAttachment | null>;
   listFor(scope: Scope, reviewId: number): Promise<AttachmentRecord[]>;
-  /** Deletes the row; returns it so the caller can remove the bytes after the commit. */
-  delete(tx: Tx, scope: Scope, id: number): Promise<StoredAttachment | null>;
+  /** Deletes the row, with its review's row locked as `insert` does; returns it so the caller can remove the bytes after the commit. */
+  delete(tx: Tx, scope: Scope, id: number, rules: AttachmentRules): Promise<AttachmentDeletion>;
 }
 
 export interface StatisticsSource {
@@ -324,8 +344,28 @@ export interface HashedFields extends AuditEntryInput {
 
 export interface AuditRecord extends HashedFields {
   id: number;
+  /** The entry's place in its organization's log: 1, 2, 3 … without gaps. */
+  sequence: number;
   prev_hash: string;
   hash: string;
+}
+
+/** Where an organization's log ends, kept apart from its entries: its newest entry's sequence and hash (0 and the genesis hash before the first). */
+export interface AuditHead {
+  sequence: number;
+  hash: string;
+}
+
+/**
+ * Whether an organization's log holds, up to its head: `first_invalid_id` names the first entry
+ * that does not; null with `valid` false, the entries end before the head (the newest removed).
+ */
+export interface AuditVerification {
+  valid: boolean;
+  /** Entries checked. */
+  entries: number;
+  first_invalid_id: number | null;
+  head: AuditHead;
 }
 
 export interface AuditFilters {
@@ -341,12 +381,16 @@ export interface AuditFilters {
 
 /** The audit log: appended in the transaction of each change, never edited. */
 export interface AuditRepository {
-  /** Appends `entries` to their organizations' chains, in `tx`. */
+  /**
+   * Appends `entries` to their organizations' chains and moves their heads, in `tx`; appends to
+   * one organization's log take turns, so its sequence has no gaps.
+   */
   append(tx: Tx, entries: readonly AuditEntryInput[], actor: AuditActor, now: number): Promise<void>;
   /** Newest first, below the id `before` when given. */
   list(organizationId: number, filters: AuditFilters, before: number | null, limit: number): Promise<AuditRecord[]>;
-  /** Oldest first, after the id `after`: the chain in pages, for verification. */
+  /** In sequence, after the sequence `after`: the chain in pages, for verification. */
   chain(organizationId: number, after: number, limit: number): Promise<AuditRecord[]>;
+  head(organizationId: number): Promise<AuditHead>;
 }
 
 export type NewUser = Pick<UserRecord, 'organization_id' | 'email' | 'name' | 'role'> & { created_at: number };
@@ -374,6 +418,12 @@ export interface PeopleRepository {
   listUsers(organizationId: number): Promise<UserRecord[]>;
   findUser(organizationId: number, id: number, tx?: Tx): Promise<UserRecord | null>;
   updateUser(tx: Tx, organizationId: number, id: number, changes: Partial<Pick<UserRecord, 'name' | 'role' | 'is_active'>>, now: number): Promise<UserRecord | null>;
+  /**
+   * The ids of the organization's active admins, their rows held until the transaction ends
+   * (PostgreSQL; SQLite's writes take turns anyway): changes that could leave it without one
+   * take turns, and each sees what the one before it did.
+   */
+  lockActiveAdmins(tx: Tx, organizationId: number): Promise<number[]>;
   insertTeam(tx: Tx, team: { organization_id: number; name: string; settings: Record<string, unknown>; created_at: number }): Promise<number>;
   listTeams(organizationId: number): Promise<TeamRecord[]>;
   findTeam(organizationId: number, id: number, tx?: Tx): Promise<TeamRecord | null>;

@@ -166,8 +166,8 @@ export class ReviewService {
       const inserted = await this.options.reviews.insert(tx, review, claim);
       const workflow = organizationId !== null && !inserted.decision ? await this.options.workflows?.start(tx, organizationId, inserted.id, input) : null;
       const stored = workflow ? { ...inserted, workflow } : inserted;
-      tx.record(domainEvent('review.created', stored.organization_id, stored.id, stored));
-      if (stored.decision) tx.record(domainEvent('review.decided', stored.organization_id, stored.id, stored));
+      tx.record(domainEvent('review.created', stored, stored));
+      if (stored.decision) tx.record(domainEvent('review.decided', stored, stored));
       return stored;
     }, { rerunnable: true });
   }
@@ -246,7 +246,7 @@ export class ReviewService {
     const now = this.clock();
     const result = await this.options.unitOfWork.run(async (tx): Promise<DecisionOutcome | DecideOutcome> => {
       const state = await workflows.lock(tx, organizationId, reviewId);
-      if (!state) return this.options.reviews.recordDecision(tx, principal.scope, reviewId, attributed, now).then((outcome) => this.recorded(tx, reviewId, outcome));
+      if (!state) return this.options.reviews.recordDecision(tx, principal.scope, reviewId, attributed, now).then((outcome) => this.recorded(tx, outcome));
       const review = await this.options.reviews.findById(principal.scope, reviewId, tx);
       if (!review) return { outcome: 'not_found' };
       if (review.decision) return { outcome: 'already_decided', review };
@@ -258,10 +258,10 @@ export class ReviewService {
       await workflows.save(tx, organizationId, reviewId, vote.state);
       if (vote.kind === 'decided') {
         const final = { ...vote.decision, reviewer_id: voter.id, reviewer_name: voter.name };
-        return this.recorded(tx, reviewId, await this.options.reviews.recordDecision(tx, principal.scope, reviewId, final, now));
+        return this.recorded(tx, await this.options.reviews.recordDecision(tx, principal.scope, reviewId, final, now));
       }
       const progress = progressOf(vote.state, voters);
-      tx.record(domainEvent('review.vote', organizationId, reviewId, { ...review, workflow: progress }));
+      tx.record(domainEvent('review.vote', review, { ...review, workflow: progress }));
       const stage = progress.stages[Math.min(progress.stage, progress.stages.length - 1)];
       return {
         kind: 'voted',
@@ -292,13 +292,13 @@ export class ReviewService {
     refuseNul(input);
     checkDecisionShape(input);
     const now = this.clock();
-    const result = await this.options.unitOfWork.run(async (tx) => this.recorded(tx, reviewId, await this.options.reviews.recordDecision(tx, scope, reviewId, input, now)));
+    const result = await this.options.unitOfWork.run(async (tx) => this.recorded(tx, await this.options.reviews.recordDecision(tx, scope, reviewId, input, now)));
     return this.answer(reviewId, result);
   }
 
   /** A decision recorded in `tx` has its event recorded with it. */
-  private recorded(tx: Tx, reviewId: number, outcome: DecisionOutcome): DecisionOutcome {
-    if (outcome.outcome === 'recorded') tx.record(domainEvent('review.decided', outcome.review.organization_id, reviewId, outcome.review));
+  private recorded(tx: Tx, outcome: DecisionOutcome): DecisionOutcome {
+    if (outcome.outcome === 'recorded') tx.record(domainEvent('review.decided', outcome.review, outcome.review));
     return outcome;
   }
 
@@ -408,7 +408,7 @@ function checkDecisionShape(input: DecisionInput): void {
 
 /** A key that belongs to a registered agent files every review as that agent's. */
 function withBoundAgent(principal: Principal, input: ReviewInput): ReviewInput {
-  const bound = principal.agentId;
+  const bound = principal.scope.agentId;
   if (bound === undefined) return input;
   if (input.agent_id !== undefined && input.agent_id !== null && input.agent_id !== bound) {
     throw invalidInput('agent_id', `must be ${bound} or left out: this API key belongs to agent ${bound}`);

@@ -15,7 +15,7 @@ export function organizationOf(scope: Scope, requested: number | null | undefine
 /** `scope` narrowed to the organization a filter (`?organization_id=N`) asks for. */
 export function scopeOf(scope: Scope, requested: number | undefined): Scope {
   if (requested === undefined) return scope;
-  return { organizationId: organizationOf(scope, requested) };
+  return { ...scope, organizationId: organizationOf(scope, requested) };
 }
 
 /** The caller's organization, for what exists only inside one (the hosted edition's agents, audit log). */

@@ -18,7 +18,7 @@ export interface EventHistory {
 }
 
 function visibleTo(scope: Scope, event: PublishedEvent): boolean {
-  return scope.organizationId === null || event.organization_id === scope.organizationId;
+  return (scope.organizationId === null || event.organization_id === scope.organizationId) && (scope.agentId === undefined || event.agent_id === scope.agentId);
 }
 
 function frame(event: PublishedEvent): string {

@@ -31,9 +31,9 @@ interface Invited {
   invitationUrl: string;
 }
 
-async function invite(role: 'admin' | 'reviewer' | 'viewer', name: string): Promise<Invited> {
+async function invite(role: 'admin' | 'reviewer' | 'viewer', name: string, organizationKey = adminKey): Promise<Invited> {
   const email = `${name.toLowerCase().replace(/\W+/g, '.')}@acme.example`;
-  const invited = await call(server.url, 'POST', '/users', { email, name, role }, { headers: adminKey });
+  const invited = await call(server.url, 'POST', '/users', { email, name, role }, { headers: organizationKey });
   expect(invited.status).toBe(201);
   return { id: invited.body.id, email, name, invitationUrl: invited.body.invitation_url };
 }
@@ -366,6 +366,45 @@ describe('the hosted dashboard', () => {
     } finally {
       await new Promise((resolve) => receiver.close(resolve));
     }
+  });
+
+  it("asks before a role changes, keeps the organization's last admin, and the header follows one's own new role at once", async () => {
+    const created = await call(server.url, 'POST', '/organizations', { name: 'Solo Ltd' }, { headers: { authorization: `Bearer ${OPERATOR_KEY}` } });
+    const soloKey = { authorization: `Bearer ${created.body.api_key.key}` };
+    const quinn = await invite('admin', 'Quinn Solo', soloKey);
+    const page = await acceptInvitation(quinn);
+    const who = page.locator('.account-who');
+    expect(await who.textContent()).toContain('admin · Solo Ltd');
+    await page.getByRole('link', { name: 'Console' }).click();
+    await page.locator('.console-nav').getByRole('link', { name: 'Users' }).click();
+    const ownRole = page.getByLabel('Role of Quinn Solo');
+    await expect.poll(() => ownRole.inputValue()).toBe('admin');
+
+    // Cancelled: nothing is sent, and the select shows the role Quinn has.
+    await ownRole.selectOption('viewer');
+    const dialog = page.getByRole('dialog', { name: 'Make Quinn Solo a viewer?' });
+    await expect.poll(() => dialog.isVisible()).toBe(true);
+    expect(await dialog.textContent()).toContain('You will no longer manage the organization');
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'hosted-console-role-change.png') });
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await expect.poll(() => dialog.isVisible()).toBe(false);
+    expect(await ownRole.inputValue()).toBe('admin');
+
+    // Confirmed, and refused: Quinn is the only admin.
+    await ownRole.selectOption('viewer');
+    await dialog.getByRole('button', { name: 'Change role' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toContain("last active admin, so they cannot be made a viewer: make another person an admin first");
+    expect(await ownRole.inputValue()).toBe('admin');
+    expect(await who.textContent()).toContain('admin · Solo Ltd');
+
+    // With a second admin, Quinn becomes a reviewer: the header says so at once, and the console closes.
+    await invite('admin', 'Sky Second', soloKey);
+    await ownRole.selectOption('reviewer');
+    await page.getByRole('dialog', { name: 'Make Quinn Solo a reviewer?' }).getByRole('button', { name: 'Change role' }).click();
+    await expect.poll(() => who.textContent()).toContain('reviewer · Solo Ltd');
+    await expect.poll(() => page.getByText('The account console is for admins of the organization.').count()).toBe(1);
+    expect(await page.getByRole('link', { name: 'Console' }).count()).toBe(0);
+    await page.context().close();
   });
 
   it('refuses a cross-site POST that would ride on the session cookie', async () => {

@@ -1,6 +1,12 @@
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEST_DATABASE_URL } from '../support/postgres';
+import { openDatabase } from '../../server/db/connection';
+import { AuditStore } from '../../server/db/audit-store';
+import { migrate } from '../../server/db/migrate';
+import { AuditService, entryHash, GENESIS_HASH } from '../../server/domain/audit';
+import { createTestDatabase, TEST_DATABASE_URL } from '../support/postgres';
 import { call, sampleReview, startTestServer, type TestServer } from '../support/server';
+import { makeTempDir } from '../support/temp';
 
 const OPERATOR_KEY = 'operator-key-for-audit-tests-0123456789ab';
 const bearer = (key: string): { headers: Record<string, string> } => ({ headers: { authorization: `Bearer ${key}` } });
@@ -13,6 +19,8 @@ let otherAdmin: string;
 
 interface Entry {
   id: number;
+  sequence: number;
+  hash: string;
   action: string;
   actor: { type: string; id: string | null; label: string | null };
   target_type: string;
@@ -107,9 +115,22 @@ describe('the audit log', () => {
     }
   });
 
-  it('verifies its hash chain', async () => {
+  it('verifies its hash chain up to its head, the newest entry', async () => {
+    const log = await entries();
+    expect(log.map((entry) => entry.sequence)).toEqual(log.map((_, index) => log.length - index));
     const verified = await call(server.url, 'GET', '/audit-logs/verify', undefined, bearer(admin));
-    expect(verified.body).toEqual({ valid: true, entries: (await entries()).length, first_invalid_id: null });
+    expect(verified.body).toEqual({ valid: true, entries: log.length, first_invalid_id: null, head: { sequence: log.length, hash: log[0].hash } });
+  });
+
+  it('numbers the entries of concurrent changes without gaps, and its head follows the newest', async () => {
+    const created = await call(server.url, 'POST', '/organizations', { name: 'Concurrent' }, bearer(OPERATOR_KEY));
+    const key = created.body.api_key.key as string;
+    const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => call(server.url, 'POST', '/agents', { name: `agent-${i}` }, bearer(key))));
+    expect(answers.map((answer) => answer.status)).toEqual(Array(30).fill(201));
+    const log = await entries('?limit=500', key);
+    expect(log.map((entry) => entry.sequence).sort((a, b) => a - b)).toEqual(Array.from({ length: 32 }, (_, i) => i + 1));
+    const verified = await call(server.url, 'GET', '/audit-logs/verify', undefined, bearer(key));
+    expect(verified.body).toEqual({ valid: true, entries: 32, first_invalid_id: null, head: { sequence: 32, hash: log[0].hash } });
   });
 
   it('refuses to change or delete an entry, even to SQL sent straight to the database', async () => {
@@ -132,6 +153,30 @@ describe('the audit log', () => {
   });
 });
 
+describe('the audit log, tampered with in the database', () => {
+  it('notices its newest entries deleted: the log ends before its head, which cannot be moved back', async () => {
+    const tampered = await startTestServer({ edition: 'hosted', operator_key: OPERATOR_KEY });
+    try {
+      const key = (await call(tampered.url, 'POST', '/organizations', { name: 'Tampered' }, bearer(OPERATOR_KEY))).body.api_key.key as string;
+      const untouched = (await call(tampered.url, 'POST', '/organizations', { name: 'Untouched' }, bearer(OPERATOR_KEY))).body.api_key.key as string;
+      for (const name of ['first', 'second', 'to be hidden']) await call(tampered.url, 'POST', '/agents', { name }, bearer(key));
+      const [newest, kept] = (await call(tampered.url, 'GET', '/audit-logs', undefined, bearer(key))).body.entries as Entry[];
+      const { db } = tampered.services;
+      await db.sequelize.query(db.dialect === 'postgres' ? 'DROP TRIGGER audit_log_append_only ON audit_log' : 'DROP TRIGGER audit_log_no_delete');
+      await db.sequelize.query(`DELETE FROM audit_log WHERE id = ${newest.id}`);
+
+      const verified = await call(tampered.url, 'GET', '/audit-logs/verify', undefined, bearer(key));
+      expect(verified.body).toEqual({ valid: false, entries: kept.sequence, first_invalid_id: null, head: { sequence: newest.sequence, hash: newest.hash } });
+      const refusal = { parent: { message: expect.stringMatching(/only moves forward/) } };
+      await expect(db.sequelize.query(`UPDATE audit_heads SET sequence = ${kept.sequence}, hash = '${kept.hash}'`)).rejects.toMatchObject(refusal);
+      await expect(db.sequelize.query('DELETE FROM audit_heads')).rejects.toMatchObject(refusal);
+      expect((await call(tampered.url, 'GET', '/audit-logs/verify', undefined, bearer(untouched))).body.valid).toBe(true);
+    } finally {
+      await tampered.dispose();
+    }
+  });
+});
+
 describe.runIf(TEST_DATABASE_URL)('the audit log under two API processes', () => {
   it('stays one chain when both append to it at once', async () => {
     const hosted = await startTestServer({ edition: 'hosted', operator_key: OPERATOR_KEY });
@@ -142,10 +187,49 @@ describe.runIf(TEST_DATABASE_URL)('the audit log under two API processes', () =>
       const creates = Array.from({ length: 40 }, (_, i) => call(i % 2 ? other.url : hosted.url, 'POST', '/reviews', { ...sampleReview, task_type: `task-${i}` }, bearer(key)));
       expect((await Promise.all(creates)).map((answer) => answer.status)).toEqual(Array(40).fill(201));
       const verified = await call(other.url, 'GET', '/audit-logs/verify', undefined, bearer(key));
-      expect(verified.body).toEqual({ valid: true, entries: 42, first_invalid_id: null });
+      expect(verified.body).toMatchObject({ valid: true, entries: 42, first_invalid_id: null, head: { sequence: 42 } });
+      const log = (await call(hosted.url, 'GET', '/audit-logs?limit=500', undefined, bearer(key))).body.entries as Entry[];
+      expect(log.map((entry) => entry.sequence).sort((a, b) => a - b)).toEqual(Array.from({ length: 42 }, (_, i) => i + 1));
     } finally {
       await other.dispose();
       await hosted.dispose();
+    }
+  });
+});
+
+describe('migration 0017', () => {
+  it('numbers the entries written before it and sets each organization\'s head to its newest, keeping the guard', async () => {
+    const temp = makeTempDir();
+    const database = TEST_DATABASE_URL ? await createTestDatabase({ empty: true }) : null;
+    const db = await openDatabase(database?.url ?? `sqlite:${path.join(temp.dir, 'greenlight.db')}`);
+    try {
+      await migrate(db.sequelize, { to: '0016-webhooks' });
+      const last = new Map<number, string>();
+      // Two organizations' entries, interleaved, as they were written before entries had a place.
+      for (const [index, organizationId] of [1, 2, 1, 1, 2].entries()) {
+        const fields = { organization_id: organizationId, action: 'agent.created', target_type: 'agent', target_id: index, data: {}, actor: { type: 'operator' as const, id: 'operator', label: 'operator' }, created_at: new Date(index * 1000).toISOString() };
+        const prev = last.get(organizationId) ?? GENESIS_HASH;
+        const hash = entryHash(prev, fields);
+        await db.sequelize.query(
+          `INSERT INTO audit_log (organization_id, actor_type, actor_id, actor_label, action, target_type, target_id, data, created_at, prev_hash, hash)
+           VALUES (${organizationId}, 'operator', 'operator', 'operator', 'agent.created', 'agent', ${index}, '{}', ${index * 1000}, '${prev}', '${hash}')`,
+        );
+        last.set(organizationId, hash);
+      }
+      expect(await migrate(db.sequelize)).toEqual(['0017-audit-head']);
+
+      const store = new AuditStore(db);
+      const audit = new AuditService(store);
+      expect((await store.chain(1, 0, 10)).map((entry) => [entry.target_id, entry.sequence])).toEqual([[0, 1], [2, 2], [3, 3]]);
+      expect(await audit.verify(1)).toEqual({ valid: true, entries: 3, first_invalid_id: null, head: { sequence: 3, hash: last.get(1) } });
+      expect(await audit.verify(2)).toEqual({ valid: true, entries: 2, first_invalid_id: null, head: { sequence: 2, hash: last.get(2) } });
+      const refusal = { parent: { message: expect.stringMatching(/cannot be changed or deleted/) } };
+      await expect(db.sequelize.query('UPDATE audit_log SET sequence = 7')).rejects.toMatchObject(refusal);
+      await expect(db.sequelize.query('DELETE FROM audit_log')).rejects.toMatchObject(refusal);
+    } finally {
+      await db.close();
+      await database?.drop();
+      temp.remove();
     }
   });
 });

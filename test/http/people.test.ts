@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signedInPerson } from '../support/seed';
 import { call, expectProblem, startTestServer, type TestServer } from '../support/server';
 
 const OPERATOR_KEY = 'operator-key-for-people-tests-0123456789';
@@ -35,6 +36,57 @@ describe('users of an organization', () => {
     expectProblem(await call(server.url, 'GET', `/users/${sam.id}`, undefined, bearer(otherAdmin)), 404);
     const listed = (await call(server.url, 'GET', '/users', undefined, bearer(admin))).body;
     expect(listed.users.map((user: { email: string }) => user.email)).toEqual(['dana@example.com', 'sam@example.com']);
+  });
+});
+
+describe("the organization's last active admin", () => {
+  /** A new organization, its admin key, and an admin person signed in to the console. */
+  async function organizationWithAdmin(name: string): Promise<{ key: string; admin: { id: number; headers: Record<string, string> } }> {
+    const key = (await call(server.url, 'POST', '/organizations', { name }, bearer(OPERATOR_KEY))).body.api_key.key as string;
+    const admin = await signedInPerson(server.url, key, { email: `admin@${name.toLowerCase()}.example`, name: `${name} Admin`, role: 'admin' });
+    return { key, admin };
+  }
+
+  it('is neither demoted nor deactivated (409, with why), not even by themselves, until another person is an admin', async () => {
+    const { key, admin } = await organizationWithAdmin('Initech');
+    expectProblem(await call(server.url, 'PATCH', `/users/${admin.id}`, { role: 'viewer' }, { headers: admin.headers }), 409, /last active admin, so they cannot be made a viewer: make another person an admin first/);
+    expectProblem(await call(server.url, 'PATCH', `/users/${admin.id}`, { role: 'reviewer' }, bearer(key)), 409, /last active admin/);
+    expectProblem(await call(server.url, 'PATCH', `/users/${admin.id}`, { is_active: false }, bearer(key)), 409, /cannot be deactivated/);
+    expectProblem(await call(server.url, 'DELETE', `/users/${admin.id}`, undefined, bearer(key)), 409, /cannot be deactivated/);
+    expect((await call(server.url, 'GET', `/users/${admin.id}`, undefined, bearer(key))).body).toMatchObject({ role: 'admin', is_active: true });
+    // A rename is no demotion.
+    expect((await call(server.url, 'PATCH', `/users/${admin.id}`, { name: 'Bill', role: 'admin' }, { headers: admin.headers })).status).toBe(200);
+
+    const second = (await call(server.url, 'POST', '/users', { email: 'peter@initech.example', name: 'Peter', role: 'admin' }, bearer(key))).body;
+    expect((await call(server.url, 'PATCH', `/users/${admin.id}`, { role: 'viewer' }, { headers: admin.headers })).body.role).toBe('viewer');
+    expectProblem(await call(server.url, 'DELETE', `/users/${second.id}`, undefined, bearer(key)), 409, new RegExp(`user ${second.id} is the organization's last active admin`));
+    // A deactivated admin is no admin to keep.
+    expect((await call(server.url, 'PATCH', `/users/${admin.id}`, { role: 'admin', is_active: false }, bearer(key))).status).toBe(200);
+    expectProblem(await call(server.url, 'PATCH', `/users/${second.id}`, { role: 'reviewer' }, bearer(key)), 409, /last active admin/);
+  });
+
+  it('stays when two admins demote each other at once: one change is made, the other refused', async () => {
+    const organizations = await Promise.all(
+      Array.from({ length: 4 }, async (_, i) => {
+        const { key, admin } = await organizationWithAdmin(`Pair${i}`);
+        const other = await signedInPerson(server.url, key, { email: `other@pair${i}.example`, name: 'Other Admin', role: 'admin' });
+        return { key, admins: [admin, other] };
+      }),
+    );
+    // Each admin demotes the other, every organization at the same moment.
+    const answers = await Promise.all(
+      organizations.flatMap(({ admins: [first, second] }) => [
+        call(server.url, 'PATCH', `/users/${second.id}`, { role: 'viewer' }, { headers: first.headers }),
+        call(server.url, 'PATCH', `/users/${first.id}`, { role: 'viewer' }, { headers: second.headers }),
+      ]),
+    );
+    for (const [i, { key }] of organizations.entries()) {
+      const pair = answers.slice(2 * i, 2 * i + 2);
+      expect(pair.map((answer) => answer.status).sort()).toEqual([200, 409]);
+      expectProblem(pair.find((answer) => answer.status === 409)!, 409, /last active admin/);
+      const users = (await call(server.url, 'GET', '/users', undefined, bearer(key))).body.users as Array<{ role: string; is_active: boolean }>;
+      expect(users.filter((user) => user.role === 'admin' && user.is_active)).toHaveLength(1);
+    }
   });
 });
 

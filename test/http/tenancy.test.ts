@@ -57,7 +57,7 @@ describe('two organizations in one database', () => {
     expect(await statusOf(feedback.add(acme.scope, globexReview, { rating: 1 }))).toBe(404);
     expect(await statusOf(feedback.list(acme.scope, globexReview))).toBe(404);
     expect(await statusOf(attachments.list(acme.scope, globexReview))).toBe(404);
-    expect(await statusOf(attachments.checkCanAttach(acme.scope, globexReview))).toBe(404);
+    expect(await statusOf(attachments.checkCanAttach(acme, globexReview))).toBe(404);
     expect((await feedback.list(globex.scope, globexReview)).count).toBe(0);
   });
 

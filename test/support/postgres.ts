@@ -64,11 +64,12 @@ export async function createTemplateDatabase(prefix: string, adminUrl: string): 
 
 /**
  * A database of its own for one test server: a copy of the run's migrated template when the
- * run made one (GREENLIGHT_TEST_TEMPLATE), else an empty one the server migrates.
+ * run made one (GREENLIGHT_TEST_TEMPLATE), else an empty one the server migrates. A test of the
+ * migrations themselves asks for an `empty` one.
  */
-export async function createTestDatabase(): Promise<TestDatabase> {
+export async function createTestDatabase(options: { empty?: boolean } = {}): Promise<TestDatabase> {
   const name = `${runPrefix()}_${randomBytes(6).toString('hex')}`;
-  const template = process.env.GREENLIGHT_TEST_TEMPLATE;
+  const template = options.empty ? undefined : process.env.GREENLIGHT_TEST_TEMPLATE;
   await withAdmin((client) => client.query(template ? `CREATE DATABASE ${name} TEMPLATE ${template}` : `CREATE DATABASE ${name}`));
   return { url: urlOf(name), drop: () => withAdmin(async (client) => void (await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`))) };
 }

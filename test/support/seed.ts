@@ -1,4 +1,5 @@
 import { gradientPng } from './png';
+import { call } from './server';
 
 /** Requests agents might send, with enough detail to make a dashboard look like a real day. */
 export const SAMPLE_REVIEWS = [
@@ -105,4 +106,21 @@ export async function seedSampleReviews(baseUrl: string): Promise<number[]> {
   await attach(baseUrl, ids[0], 'DHL tracking 0034 1234 5678\n2026-11-18 09:12 Picked up\n2026-11-19 17:40 Shipment lost in transit\n', 'tracking.txt', 'text/plain');
   await attach(baseUrl, ids[0], onePagePdf('Invoice 1042 - EUR 250.00'), 'invoice-1042.pdf', 'application/pdf');
   return ids;
+}
+
+/**
+ * A person the organization's admin key invites, signed in through their invitation link: their
+ * id, and the headers their dashboard session sends (cookie and CSRF token).
+ */
+export async function signedInPerson(
+  baseUrl: string,
+  adminKey: string,
+  person: { email: string; name: string; role: 'admin' | 'reviewer' | 'viewer' },
+): Promise<{ id: number; headers: Record<string, string> }> {
+  const invited = await call(baseUrl, 'POST', '/users', person, { headers: { authorization: `Bearer ${adminKey}` } });
+  if (invited.status !== 201) throw new Error(`inviting ${person.email}: ${JSON.stringify(invited.body)}`);
+  const token = new URL(invited.body.invitation_url).hash.replace('#/invitation/', '');
+  const accepted = await call(baseUrl, 'POST', '/invitations/accept', { token, password: 'a long enough passphrase' });
+  if (accepted.status !== 201) throw new Error(`signing ${person.email} in: ${JSON.stringify(accepted.body)}`);
+  return { id: invited.body.id, headers: { cookie: (accepted.headers.get('set-cookie') ?? '').split(';')[0], 'x-csrf-token': accepted.body.csrf_token } };
 }

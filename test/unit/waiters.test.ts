@@ -8,7 +8,7 @@ const decided = (id: number) => ({ id, status: 'approved' }) as ReviewRecord;
 let nextEventId = 1;
 /** An event as the unit of work would publish it after its commit. */
 const committed = (type: EventType, review: ReviewRecord): PublishedEvent =>
-  ({ id: nextEventId++, type, organization_id: null, review_id: review.id, payload: review }) as PublishedEvent;
+  ({ id: nextEventId++, type, organization_id: null, agent_id: null, review_id: review.id, payload: review }) as PublishedEvent;
 
 describe('DecisionWaiters', () => {
   it('wakes the waiters of a review when its decision is published, and only those', async () => {

@@ -85,4 +85,34 @@ describe('the SSRF guard', () => {
     }
     for (const address of ['93.184.216.34', '8.8.8.8', '2606:4700::1111', '172.32.0.1']) expect(isForbiddenAddress(address), address).toBe(false);
   });
+
+  it.each([
+    ['IPv4-compatible (::/96)', '::10.0.0.1', '::8.8.8.8'],
+    ['IPv4-compatible, in hex', '::a00:1', '::808:808'],
+    ['IPv4-mapped, in hex', '::ffff:7f00:1', '::ffff:808:808'],
+    ['IPv4-translated (::ffff:0:0:0/96)', '::ffff:0:10.0.0.1', '::ffff:0:8.8.8.8'],
+    ['6to4 (2002::/16)', '2002:c0a8:101::1', '2002:808:808::1'],
+    ['NAT64, the well-known prefix (64:ff9b::/96)', '64:ff9b::a9fe:a9fe', '64:ff9b::8.8.8.8'],
+    ['NAT64, a local prefix of length 96 (64:ff9b:1::/48)', '64:ff9b:1::10.0.0.1', '64:ff9b:1::8.8.8.8'],
+    ['Teredo (2001::/32), a private client', '2001:0:4136:e378:8000:63bf:f5ff:fffe', '2001:0:4136:e378:8000:63bf:3fff:fdd2'],
+    ['Teredo, a private server', '2001:0:a00:1:8000:63bf:3fff:fdd2', '2001:0:4136:e378:8000:63bf:3fff:fdd2'],
+  ])('judges an IPv6 address that carries IPv4 by that IPv4 address: %s', async (_form, carryingPrivate, carryingPublic) => {
+    expect(isForbiddenAddress(carryingPrivate), carryingPrivate).toBe(true);
+    expect(await checkTarget(`https://[${carryingPrivate}]/hook`, strict, resolve)).toMatchObject({ ok: false });
+    expect(isForbiddenAddress(carryingPublic), carryingPublic).toBe(false);
+    expect(await checkTarget(`https://[${carryingPublic}]/hook`, strict, resolve)).toMatchObject({ ok: true });
+  });
+
+  it('refuses site-local IPv6 (fec0::/10)', () => {
+    expect(isForbiddenAddress('fec0::1')).toBe(true);
+    expect(isForbiddenAddress('feff:ffff::1')).toBe(true);
+  });
+
+  it('refuses a local NAT64 address that some prefix length reads as private, or that fits none', () => {
+    // With a prefix of 64 this is 10.0.0.1; only its last 32 bits read as public 1.0.0.0.
+    expect(isForbiddenAddress('64:ff9b:1:0:a:0:100:0')).toBe(true);
+    expect(isForbiddenAddress('64:ff9b:1:a00:0:100::')).toBe(true);
+    // Bits 64 to 71 are zero in every layout (RFC 6052).
+    expect(isForbiddenAddress('64:ff9b:1:0:ff00::808:808')).toBe(true);
+  });
 });

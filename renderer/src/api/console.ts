@@ -8,6 +8,7 @@ import type {
   ApiKeyRecord,
   AuditActor,
   AuditRecord,
+  AuditVerification,
   OrganizationRecord,
   RoutingRuleFields,
   RoutingRuleRecord,
@@ -153,11 +154,6 @@ export interface AuditPage {
   next_cursor: number | null;
 }
 
-export interface AuditVerification {
-  valid: boolean;
-  entries: number;
-  first_invalid_id: number | null;
-}
 
 /** The audit log's filters as the admin types them; blanks filter nothing. */
 export interface AuditFilterForm {

@@ -51,6 +51,16 @@ describe('useSessionStore', () => {
       expect(session).toMatchObject({ canDecide: true, isAdmin: true });
     });
 
+    it("follows the signed-in person's own role changed in the console, and no one else's", () => {
+      const session = useSessionStore();
+      session.edition = 'hosted';
+      session.signedIn(signedIn('admin'));
+      session.personChanged({ ...signedIn('admin').user, id: 6, role: 'viewer' });
+      expect(session.isAdmin).toBe(true);
+      session.personChanged({ ...signedIn('admin').user, role: 'reviewer' });
+      expect(session).toMatchObject({ isAdmin: false, canDecide: true, account: { user: { role: 'reviewer' }, organization: { name: 'Acme' } } });
+    });
+
     it('asks to sign in again, not for a key, when the API refuses the session', () => {
       const session = useSessionStore();
       session.edition = 'hosted';

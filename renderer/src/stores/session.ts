@@ -1,6 +1,6 @@
 import { defineStore } from 'pinia';
 import { computed, ref } from 'vue';
-import type { Edition, SessionView } from '../api/types';
+import type { Edition, SessionView, UserRecord } from '../api/types';
 
 /** Storage that also works where the Web Storage API does not exist (unit tests under Node). */
 function storage(kind: 'sessionStorage' | 'localStorage'): Pick<Storage, 'getItem' | 'setItem' | 'removeItem'> {
@@ -75,6 +75,11 @@ export const useSessionStore = defineStore('session', () => {
     signInNeeded.value = false;
   }
 
+  /** A person as the console changed them: the signed-in person's own change (their role, their name) shows at once. */
+  function personChanged(user: UserRecord): void {
+    if (account.value?.user.id === user.id) account.value = { ...account.value, user };
+  }
+
   function signedOut(): void {
     account.value = null;
     signInNeeded.value = true;
@@ -102,6 +107,7 @@ export const useSessionStore = defineStore('session', () => {
     useKey,
     refused,
     signedIn,
+    personChanged,
     signedOut,
     setReviewerName,
   };

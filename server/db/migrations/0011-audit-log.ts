@@ -30,11 +30,14 @@ export async function up({ context: queryInterface }: { context: QueryInterface 
                BEGIN RAISE EXCEPTION 'audit log entries cannot be changed or deleted'; END $$`);
     await run('CREATE TRIGGER audit_log_append_only BEFORE UPDATE OR DELETE ON audit_log FOR EACH ROW EXECUTE FUNCTION audit_log_append_only()');
   } else {
-    for (const change of ['UPDATE', 'DELETE']) {
-      await run(`CREATE TRIGGER audit_log_no_${change.toLowerCase()} BEFORE ${change} ON audit_log
-                 BEGIN SELECT RAISE(ABORT, 'audit log entries cannot be changed or deleted'); END`);
-    }
+    for (const change of ['UPDATE', 'DELETE'] as const) await run(sqliteGuard(change));
   }
+}
+
+/** SQLite's trigger that refuses `change` to an entry (the migration that numbers the entries lifts and restores it). */
+export function sqliteGuard(change: 'UPDATE' | 'DELETE'): string {
+  return `CREATE TRIGGER audit_log_no_${change.toLowerCase()} BEFORE ${change} ON audit_log
+          BEGIN SELECT RAISE(ABORT, 'audit log entries cannot be changed or deleted'); END`;
 }
 
 export async function down({ context: queryInterface }: { context: QueryInterface }): Promise<void> {

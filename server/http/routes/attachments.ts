@@ -54,7 +54,10 @@ export function attachmentRoutes(attachments: AttachmentService, files: Attachme
    *       `description`. The file streams to disk with its SHA-256 computed on the way; past
    *       `max_attachment_bytes` the upload is refused with 413 and nothing is kept. A review
    *       holds at most `max_attachments_per_review` files (409 past that). The file name is
-   *       sanitised: no directories, no control characters.
+   *       sanitised: no directories, no control characters. Hosted edition: an agent key attaches
+   *       only while the review is pending (409 once it is decided: the evidence a decision was
+   *       made on is fixed), and a key bound to an agent only to that agent's reviews (404 for
+   *       another's).
    *     parameters: [{ $ref: '#/components/parameters/ReviewId' }]
    *     requestBody:
    *       required: true
@@ -74,7 +77,7 @@ export function attachmentRoutes(attachments: AttachmentService, files: Attachme
    *       '403': { $ref: '#/components/responses/Forbidden' }
    *       '404': { $ref: '#/components/responses/NotFound' }
    *       '409':
-   *         description: The review already holds `max_attachments_per_review` files.
+   *         description: The review already holds `max_attachments_per_review` files; or, for an agent key, it is decided.
    *         content:
    *           application/problem+json:
    *             schema: { $ref: '#/components/schemas/Problem' }
@@ -108,8 +111,8 @@ export function attachmentRoutes(attachments: AttachmentService, files: Attachme
   router.post('/reviews/:review_id/attachments', async (req, res) => {
     const reviewId = pathInteger(req, 'review_id');
     refuseOversizedBody(req, attachments.limits.maxBytes);
-    const { scope } = principalOf(res);
-    await attachments.checkCanAttach(scope, reviewId);
+    const principal = principalOf(res);
+    await attachments.checkCanAttach(principal, reviewId);
     const upload = await receiveUpload(req, {
       files,
       fileField: 'file',
@@ -117,7 +120,7 @@ export function attachmentRoutes(attachments: AttachmentService, files: Attachme
       textFields: { description: MAX_DESCRIPTION_LENGTH },
     });
     const description = upload.fields.description?.trim();
-    const record = await attachments.add(scope, reviewId, {
+    const record = await attachments.add(principal, reviewId, {
       incoming: upload.incoming,
       fileName: sanitizeFileName(upload.fileName),
       contentType: normalizeContentType(upload.contentType),
@@ -153,6 +156,10 @@ export function attachmentRoutes(attachments: AttachmentService, files: Attachme
    *     operationId: deleteAttachment
    *     tags: [attachments]
    *     summary: Delete an attachment and its bytes
+   *     description: >-
+   *       Hosted edition: an agent key deletes only while the attachment's review is pending (409
+   *       once it is decided: the evidence a decision was made on is fixed); an admin still may,
+   *       and the audit log records it.
    *     parameters: [{ $ref: '#/components/parameters/AttachmentId' }]
    *     responses:
    *       '204': { description: Deleted; the bytes are gone from disk. }
@@ -160,6 +167,12 @@ export function attachmentRoutes(attachments: AttachmentService, files: Attachme
    *       '401': { $ref: '#/components/responses/Unauthorized' }
    *       '403': { $ref: '#/components/responses/Forbidden' }
    *       '404': { $ref: '#/components/responses/AttachmentNotFound' }
+   *       '409':
+   *         description: An agent key asked, and the attachment's review is decided.
+   *         content:
+   *           application/problem+json:
+   *             schema: { $ref: '#/components/schemas/Problem' }
+   *             example: { type: about:blank, title: Conflict, status: 409, detail: 'review 42 is decided (approved): the evidence it was decided on is fixed, and an agent key can no longer add or delete its attachments' }
    *       '415': { $ref: '#/components/responses/UnsupportedMediaType' }
    *       '429': { $ref: '#/components/responses/TooManyRequests' }
    *       '507': { $ref: '#/components/responses/InsufficientStorage' }
@@ -169,7 +182,7 @@ export function attachmentRoutes(attachments: AttachmentService, files: Attachme
   });
 
   router.delete('/attachments/:attachment_id', async (req, res) => {
-    await attachments.remove(principalOf(res).scope, pathInteger(req, 'attachment_id'));
+    await attachments.remove(principalOf(res), pathInteger(req, 'attachment_id'));
     res.status(204).end();
   });
 

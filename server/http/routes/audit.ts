@@ -13,7 +13,7 @@ import { queryInteger } from '../params';
  *   schemas:
  *     AuditEntry:
  *       type: object
- *       required: [id, organization_id, actor, action, target_type, target_id, data, created_at, prev_hash, hash]
+ *       required: [id, organization_id, actor, action, target_type, target_id, data, created_at, sequence, prev_hash, hash]
  *       properties:
  *         id: { type: integer }
  *         organization_id: { type: integer }
@@ -29,6 +29,7 @@ import { queryInteger } from '../params';
  *         target_id: { type: integer, nullable: true }
  *         data: { type: object, additionalProperties: true }
  *         created_at: { type: string, format: date-time }
+ *         sequence: { type: integer, minimum: 1, description: "The entry's place in the organization's log: 1, 2, 3 … without gaps." }
  *         prev_hash: { type: string, description: "The hash of the organization's entry before this one (64 zeros for the first)." }
  *         hash: { type: string, description: 'SHA-256 of prev_hash followed by the canonical JSON (keys sorted) of the other fields but id.' }
  *     AuditPage:
@@ -41,16 +42,30 @@ import { queryInteger } from '../params';
  *         next_cursor: { type: integer, nullable: true, description: 'Pass as `cursor` for the next (older) page; null on the last.' }
  *       example:
  *         entries:
- *           - { id: 12, organization_id: 1, actor: { type: api_key, id: 'key:2', label: Refund agent }, action: review.decided, target_type: review, target_id: 42, data: { decision_type: approve, reviewer_id: null, reviewer_name: null }, created_at: '2026-11-24T09:05:00.000Z', prev_hash: 9f2c4e0b7a1d3c5e8f6a2b4d1c3e5f7a9b0c2d4e6f8a1b3c5d7e9f0a2b4c6d8e, hash: 3b1d5f7a9c2e4f6a8b0d1c3e5f7a9b2d4f6a8c0e1f3a5b7c9d2e4f6a8b0c1d3e }
+ *           - { id: 12, organization_id: 1, actor: { type: api_key, id: 'key:2', label: Refund agent }, action: review.decided, target_type: review, target_id: 42, data: { decision_type: approve, reviewer_id: null, reviewer_name: null }, created_at: '2026-11-24T09:05:00.000Z', sequence: 12, prev_hash: 9f2c4e0b7a1d3c5e8f6a2b4d1c3e5f7a9b0c2d4e6f8a1b3c5d7e9f0a2b4c6d8e, hash: 3b1d5f7a9c2e4f6a8b0d1c3e5f7a9b2d4f6a8c0e1f3a5b7c9d2e4f6a8b0c1d3e }
  *         next_cursor: null
  *     AuditVerification:
  *       type: object
- *       required: [valid, entries, first_invalid_id]
+ *       required: [valid, entries, first_invalid_id, head]
  *       properties:
  *         valid: { type: boolean }
  *         entries: { type: integer, description: 'Entries checked.' }
- *         first_invalid_id: { type: integer, nullable: true }
- *       example: { valid: true, entries: 128, first_invalid_id: null }
+ *         first_invalid_id:
+ *           type: integer
+ *           nullable: true
+ *           description: >-
+ *             The first entry whose hash, link to the entry before it, or sequence does not hold.
+ *             Null with `valid` false: the entries end before the head, so the newest were removed.
+ *         head:
+ *           type: object
+ *           description: >-
+ *             Where the log ends, as kept apart from its entries and moved in the transaction of
+ *             every append: the newest entry's sequence and hash (0 and 64 zeros before the first).
+ *           required: [sequence, hash]
+ *           properties:
+ *             sequence: { type: integer, minimum: 0 }
+ *             hash: { type: string }
+ *       example: { valid: true, entries: 128, first_invalid_id: null, head: { sequence: 128, hash: 3b1d5f7a9c2e4f6a8b0d1c3e5f7a9b2d4f6a8c0e1f3a5b7c9d2e4f6a8b0c1d3e } }
  */
 export function auditRoutes(audit: AuditService): Router {
   const router = Router();
@@ -113,8 +128,11 @@ export function auditRoutes(audit: AuditService): Router {
    *     tags: [organizations]
    *     summary: Check the audit log's hash chain (admin key)
    *     description: >-
-   *       Hosted edition only. Recomputes every entry's hash from the first one on; an entry
-   *       changed, removed or inserted outside Greenlight breaks the chain there.
+   *       Hosted edition only. Recomputes every entry's hash from the first one on, up to the
+   *       log's head (the sequence and hash of its newest entry, kept apart from the entries); an
+   *       entry changed, removed or inserted outside Greenlight breaks the chain there, and
+   *       newest entries removed leave the log ending before its head. Entries appended while
+   *       the check runs are left for the next one.
    *     x-edition: hosted
    *     responses:
    *       '200':

@@ -53,13 +53,16 @@ import { pathInteger } from '../params';
  *           enum: [admin, agent]
  *           description: >-
  *             `admin`: everything in the organization. `agent`: create and read reviews,
- *             attachments, feedback and decisions, but never decide.
+ *             attachments, feedback and decisions, but never decide, and add or delete a
+ *             review's attachments only while it is pending.
  *         agent_id:
  *           type: integer
  *           nullable: true
  *           description: >-
  *             For an `agent` key: the registered agent (`POST /agents`) it belongs to. Every
- *             review the key files is then that agent's.
+ *             review the key files is then that agent's, and the key reaches that agent's
+ *             reviews alone (their feedback, attachments, decisions and events): another
+ *             agent's review is a 404.
  *       example: { name: Refund agent, scope: agent }
  *     ApiKey:
  *       type: object

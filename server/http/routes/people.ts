@@ -20,6 +20,15 @@ import { pathInteger } from '../params';
  *       in: path
  *       required: true
  *       schema: { type: integer, minimum: 1 }
+ *   responses:
+ *     LastAdmin:
+ *       description: >-
+ *         The person is the organization's last active admin: demoted or deactivated, they would
+ *         leave no one to manage it from the console. Make another person an admin first.
+ *       content:
+ *         application/problem+json:
+ *           schema: { $ref: '#/components/schemas/Problem' }
+ *           example: { type: about:blank, title: Conflict, status: 409, detail: "user 3 is the organization's last active admin, so they cannot be made a viewer: make another person an admin first" }
  *   schemas:
  *     UserCreate:
  *       type: object
@@ -206,7 +215,9 @@ export function peopleRoutes(people: PeopleService): Router {
    *     operationId: updateUser
    *     tags: [people]
    *     summary: Rename, change the role of, or reactivate a person (admin)
-   *     description: Hosted edition only.
+   *     description: >-
+   *       Hosted edition only. The organization's last active admin person keeps that role
+   *       (409): make another person an admin first.
    *     x-edition: hosted
    *     parameters: [{ $ref: '#/components/parameters/UserId' }]
    *     requestBody:
@@ -224,6 +235,7 @@ export function peopleRoutes(people: PeopleService): Router {
    *       '401': { $ref: '#/components/responses/Unauthorized' }
    *       '403': { $ref: '#/components/responses/Forbidden' }
    *       '404': { $ref: '#/components/responses/NotFound' }
+   *       '409': { $ref: '#/components/responses/LastAdmin' }
    *       '413': { $ref: '#/components/responses/PayloadTooLarge' }
    *       '415': { $ref: '#/components/responses/UnsupportedMediaType' }
    *       '429': { $ref: '#/components/responses/TooManyRequests' }
@@ -235,7 +247,8 @@ export function peopleRoutes(people: PeopleService): Router {
    *     description: >-
    *       Hosted edition only. The user is kept, inactive (`is_active: false`), so that what
    *       they decided keeps its author, and signed out of every session at once; PATCH
-   *       `is_active: true` brings them back.
+   *       `is_active: true` brings them back. The organization's last active admin person is
+   *       not deactivated (409).
    *     x-edition: hosted
    *     parameters: [{ $ref: '#/components/parameters/UserId' }]
    *     responses:
@@ -244,6 +257,7 @@ export function peopleRoutes(people: PeopleService): Router {
    *       '401': { $ref: '#/components/responses/Unauthorized' }
    *       '403': { $ref: '#/components/responses/Forbidden' }
    *       '404': { $ref: '#/components/responses/NotFound' }
+   *       '409': { $ref: '#/components/responses/LastAdmin' }
    *       '415': { $ref: '#/components/responses/UnsupportedMediaType' }
    *       '429': { $ref: '#/components/responses/TooManyRequests' }
    *       '507': { $ref: '#/components/responses/InsufficientStorage' }
