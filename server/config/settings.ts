@@ -46,6 +46,8 @@ export interface Config {
   allow_unauthenticated_network: boolean;
   /** Host names, besides this machine's own, that a server open to the network without a key answers to. */
   allowed_hosts: string[];
+  /** Refuse (400) reviews and attachments whose text holds control, bidi, zero-width or other hidden characters. */
+  refuse_hidden_characters: boolean;
   /** Seconds to wait before each retry of a failed webhook delivery; past the last, the endpoint is disabled. */
   webhook_retry_schedule: number[];
   /** Deliver webhooks to loopback, private and link-local addresses too (off: the SSRF guard refuses them). */
@@ -267,6 +269,12 @@ export const SETTINGS = [
     flag,
   ),
   setting('allowed_hosts', [], 'Host names (besides this machine\'s own) that a server open to the network without a key answers to, e.g. [greenlight.lan]; others get 403.', hostNames),
+  setting(
+    'refuse_hidden_characters',
+    false,
+    'Refuse (400) reviews whose task_type, proposed_action, agent_reasoning, framework or metadata, and attachments whose file name or description, hold control, bidirectional, zero-width or other invisible characters. Off: they are stored, and the dashboard shows them marked.',
+    flag,
+  ),
   setting(
     'webhook_retry_schedule',
     [5, 300, 1_800, 7_200, 18_000, 36_000, 50_400, 72_000, 86_400],
