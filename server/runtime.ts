@@ -137,6 +137,7 @@ export async function openServices(config: Config, log: Logger, clock: () => num
     waiters,
     policy: currentPolicy,
     maxWaiting: config.max_waiting_requests,
+    refuseHiddenCharacters: config.refuse_hidden_characters,
     clock,
   });
   const files = new AttachmentFiles(path.join(config.data_dir, 'attachments'), diskSpace);
@@ -144,7 +145,15 @@ export async function openServices(config: Config, log: Logger, clock: () => num
   const exclusive = oneAtATime(db);
   await exclusive.run('attachment-sweep', () => sweepAttachments(files, attachmentStore, db, log, clock));
   const limits = { maxBytes: config.max_attachment_bytes, maxPerReview: config.max_attachments_per_review };
-  const attachments = new AttachmentService({ attachments: attachmentStore, reviews: reviewStore, files, unitOfWork, limits, clock });
+  const attachments = new AttachmentService({
+    attachments: attachmentStore,
+    reviews: reviewStore,
+    files,
+    unitOfWork,
+    limits,
+    refuseHiddenCharacters: config.refuse_hidden_characters,
+    clock,
+  });
   const feedback = new FeedbackService(new FeedbackStore(models), reviewStore, unitOfWork, clock);
   const statistics = new StatisticsService(new StatisticsQuery(db.sequelize), clock);
   const organizations = new OrganizationService({ organizations: organizationStore, agents: agentStore, unitOfWork, clock });

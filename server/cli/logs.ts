@@ -28,9 +28,14 @@ export function describeDecision(review: ReviewRecord): string {
   return `${decision.decision_type}${by}${decision.notes ? `: ${decision.notes}` : ''}`;
 }
 
-/** Lays rows out in columns; the last column takes what is left of the terminal. */
+/**
+ * Lays rows out in columns; the last column takes what is left of the terminal. Every cell is
+ * put on one line, its hidden characters written out, before it is measured: nothing an
+ * agent wrote can move the cursor, recolour the terminal or reorder a line.
+ */
 export function formatTable(header: string[], rows: string[][], width: number): string {
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const table = [header, ...rows].map((row) => row.map((cell) => oneLine(cell, Number.POSITIVE_INFINITY)));
+  const widths = header.map((_, i) => Math.max(...table.map((row) => row[i].length)));
   const fixed = widths.slice(0, -1).reduce((sum, w) => sum + w + 2, 0);
   widths[widths.length - 1] = Math.max(10, Math.min(widths[widths.length - 1], width - fixed));
   const line = (cells: string[]): string =>
@@ -38,7 +43,7 @@ export function formatTable(header: string[], rows: string[][], width: number): 
       .map((cell, i) => (i === cells.length - 1 ? oneLine(cell, widths[i]) : cell.padEnd(widths[i])))
       .join('  ')
       .trimEnd();
-  return [line(header), ...rows.map(line)].join('\n') + '\n';
+  return table.map(line).join('\n') + '\n';
 }
 
 /** The most recent reviews as an aligned table, read straight from the database. */

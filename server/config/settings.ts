@@ -49,6 +49,8 @@ export interface Config {
   allowed_hosts: string[];
   /** Peers whose `X-Forwarded-For` names the client (addresses, CIDR ranges, or loopback, linklocal, uniquelocal). */
   trusted_proxies: string[];
+  /** Refuse (400) reviews and attachments whose text holds control, bidi, zero-width or other hidden characters. */
+  refuse_hidden_characters: boolean;
   /** Seconds to wait before each retry of a failed webhook delivery; past the last, the endpoint is disabled. */
   webhook_retry_schedule: number[];
   /** Deliver webhooks to loopback, private and link-local addresses too (off: the SSRF guard refuses them). */
@@ -303,6 +305,12 @@ export const SETTINGS = [
     ['loopback'],
     'Proxies and load balancers whose X-Forwarded-For is believed, as addresses or CIDR ranges, e.g. [loopback, 10.0.0.0/8]: the client is the rightmost address not among them, and the limits on failed sign-ins, wrong keys and requests count per client. loopback covers the dashboard server on this machine; [] believes no one.',
     proxyRanges,
+  ),
+  setting(
+    'refuse_hidden_characters',
+    false,
+    'Refuse (400) reviews whose task_type, proposed_action, agent_reasoning, framework or metadata, and attachments whose file name or description, hold control, bidirectional, zero-width or other invisible characters. Off: they are stored, and the dashboard shows them marked.',
+    flag,
   ),
   setting(
     'webhook_retry_schedule',

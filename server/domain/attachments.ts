@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import { AppError, notFound, refuseNul } from './errors';
 import { domainEvent } from './events';
+import { refuseHiddenCharacters } from './text';
 import type { AttachmentRepository, AttachmentRules, BlobStore, Clock, IncomingFile, Principal, ReviewRepository, Scope, UnitOfWork } from './ports';
 import type { AttachmentRecord, ReviewStatus } from './records';
 
@@ -11,7 +12,8 @@ export interface AttachmentLimits {
 
 export interface Upload {
   incoming: IncomingFile;
-  fileName: string;
+  /** As the client sent it; stored as `sanitizeFileName` makes it. */
+  fileName: string | undefined;
   contentType: string;
   description: string | null;
 }
@@ -27,6 +29,8 @@ export interface AttachmentServiceOptions {
   files: BlobStore;
   unitOfWork: UnitOfWork;
   limits: AttachmentLimits;
+  /** Refuse (400) a file name or description holding a hidden character (`refuse_hidden_characters`). */
+  refuseHiddenCharacters?: boolean;
   clock?: Clock;
 }
 
@@ -52,7 +56,7 @@ export class AttachmentService {
   async add(principal: Principal, reviewId: number, upload: Upload): Promise<AttachmentRecord> {
     const { files, attachments, unitOfWork } = this.options;
     const attachment = {
-      file_name: upload.fileName,
+      file_name: sanitizeFileName(upload.fileName),
       content_type: upload.contentType,
       size_bytes: upload.incoming.size,
       sha256: upload.incoming.sha256,
@@ -63,6 +67,8 @@ export class AttachmentService {
     let result;
     try {
       refuseNul({ description: upload.description });
+      // The name as sent: sanitizing drops some hidden characters, not the intent behind them.
+      if (this.options.refuseHiddenCharacters) refuseHiddenCharacters({ filename: upload.fileName ?? '', description: upload.description });
       result = await unitOfWork.run(async (tx) => {
         const rules = { ...rulesFor(principal), maxPerReview: this.limits.maxPerReview };
         const inserted = await attachments.insert(tx, principal.scope, reviewId, attachment, rules, this.clock(), place);

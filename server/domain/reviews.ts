@@ -4,6 +4,7 @@ import type { OrganizationRouting } from './organization-routing';
 import { expiryTime, type Policy, routeReview } from './policy';
 import { type AgentRepository, type Clock, type DecisionOutcome, type IdempotencyClaim, INSTALLATION, type NewReview, type PeopleRepository, type Principal, type ReviewRepository, type Scope, type Tx, type UnitOfWork } from './ports';
 import type { DecisionInput, DecisionRecord, ReviewFilters, ReviewInput, ReviewOrder, ReviewPage, ReviewRecord, VoteAnswer } from './records';
+import { refuseHiddenCharacters } from './text';
 import { castVote, progressOf } from './workflow';
 import type { Workflows } from './workflows';
 import { isOrganizationAdmin, organizationOf, scopeOf } from './scope';
@@ -25,6 +26,8 @@ export interface ReviewServiceOptions {
   policy: () => Policy;
   /** Most requests held waiting for decisions at once (`max_waiting_requests`). */
   maxWaiting?: number;
+  /** Refuse (400) a review whose text holds a hidden character (`refuse_hidden_characters`). */
+  refuseHiddenCharacters?: boolean;
   clock?: Clock;
 }
 
@@ -73,6 +76,10 @@ export class ReviewService {
    * waiting room is full, so the refused request's retry cannot make a duplicate.
    */
   async submitReview(principal: Principal, input: ReviewInput, options: SubmitOptions = {}): Promise<SubmitOutcome> {
+    if (this.options.refuseHiddenCharacters) {
+      const { task_type, proposed_action, agent_reasoning, framework, metadata } = input;
+      refuseHiddenCharacters({ task_type, proposed_action, agent_reasoning, framework, metadata });
+    }
     if (options.waitMs !== undefined) this.checkWaitingRoom();
     const { review, replayed } = await this.store(principal, input, options.idempotency);
     if (options.waitMs === undefined) return { kind: 'stored', review, replayed };

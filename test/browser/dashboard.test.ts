@@ -693,3 +693,184 @@ describe('the dashboard with authentication on', () => {
     }
   });
 });
+
+/** Where `part` of the text in `selector` is drawn. */
+async function boxOf(page: Page, selector: string, part: string): Promise<{ left: number; top: number; bottom: number }> {
+  return page.locator(selector).evaluate((element, wanted) => {
+    const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const at = node.textContent!.indexOf(wanted);
+      if (at < 0) continue;
+      const range = document.createRange();
+      range.setStart(node, at);
+      range.setEnd(node, at + wanted.length);
+      const { left, top, bottom } = range.getBoundingClientRect();
+      return { left, top, bottom };
+    }
+    throw new Error(`${wanted} is not in ${element.textContent}`);
+  }, part);
+}
+
+/** Whether `part` of the text in `selector` is in the detail pane's view, above the decision bar. */
+async function inView(page: Page, selector: string, part: string): Promise<boolean> {
+  const box = await boxOf(page, selector, part);
+  const pane = (await page.locator('.detail-pane').boundingBox())!;
+  const bar = await page.locator('.decision-bar').boundingBox();
+  return box.top >= pane.y && box.bottom <= (bar?.y ?? pane.y + pane.height);
+}
+
+describe('a reviewer sees exactly what will run', () => {
+  it('marks hidden characters where they stand, keeps the stored order, flags mixed scripts, and warns on the review and its row', async () => {
+    const action = 'echo "cleaning build cache" \u202E; rm -rf ~; #\u202C (hidden-chars)';
+    const review = await post('/reviews', {
+      task_type: 'ui-hidden',
+      proposed_action: action,
+      agent_reasoning: 'The cache is stale; sign in to pаypal.com to confirm the refund.',
+      urgency: 'high',
+      metadata: { 'target\u200B': 'prod', labels: ['cleanup\u2066'] },
+    });
+    await attach(api, review.id, 'build log\n', 'report\u200B.txt', 'text/plain');
+    const page = await queueOf('hidden-chars', 1);
+    const row = page.locator(`#review-${review.id}`);
+    expect(await row.locator('.text-flag').textContent()).toBe('⚠ 4 hidden characters');
+    expect(await row.locator('.action').textContent()).toBe('echo "cleaning build cache" ⟦U+202E⟧; rm -rf ~; #⟦U+202C⟧ (hidden-chars)');
+    await row.click();
+
+    const proposed = page.locator('pre.proposed');
+    expect(await proposed.textContent()).toBe('echo "cleaning build cache" ⟦U+202E⟧; rm -rf ~; #⟦U+202C⟧ (hidden-chars)');
+    expect(await proposed.locator('.hidden-char').first().getAttribute('aria-label')).toBe(
+      'Hidden character U+202E RIGHT-TO-LEFT OVERRIDE: reorders the text shown around it',
+    );
+    // Drawn in the order it is stored: nothing after the override is mirrored to the left.
+    const [cache, rm, hash] = await Promise.all(['cache', 'rm -rf', '#'].map(async (part) => (await boxOf(page, 'pre.proposed', part)).left));
+    expect(cache).toBeLessThan(rm);
+    expect(rm).toBeLessThan(hash);
+
+    const warning = page.getByRole('alert').filter({ hasText: 'This review holds text that can hide or disguise what it says' });
+    await expect.poll(() => warning.locator('li').allTextContents()).toEqual([
+      'In the proposed action: 2 characters that reorder text (U+202E, U+202C).',
+      "In the agent's reasoning: a word mixing Latin and Cyrillic letters: “pаypal” (а is Cyrillic).",
+      'In the metadata: 1 character that reorders text (U+2066); 1 invisible character (U+200B).',
+      'In the attachments: 1 invisible character (U+200B).',
+    ]);
+    expect(await page.locator('.reasoning .mixed-script .foreign-letter').textContent()).toBe('а');
+    expect(await page.locator('.tree').first().textContent()).toContain('target⟦U+200B⟧');
+    expect(await page.locator('.attachment figcaption .file').textContent()).toContain('report⟦U+200B⟧.txt');
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'hidden-characters.png') });
+
+    // The editor, a plain textarea, holds the marks as text: nothing in it is shown reordered.
+    await page.keyboard.press('m');
+    const editor = page.getByLabel('The action the agent should carry out instead');
+    await expect.poll(() => editor.inputValue()).toBe('echo "cleaning build cache" ⟦U+202E⟧; rm -rf ~; #⟦U+202C⟧ (hidden-chars)');
+    expect(await page.locator('.editor-note').textContent()).toContain('Leave a mark as it is to keep what it stands for; delete it to remove it.');
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'modify-hidden-characters.png') });
+    await editor.fill('echo "cleaning build cache"; rm -rf ./build (hidden-chars)');
+    await page.getByRole('button', { name: 'Approve with changes' }).click();
+    await expect
+      .poll(async () => ((await (await fetch(`${api}/reviews/${review.id}`)).json()) as any).decision?.modified_action, { timeout: UNDO_WINDOW_MS + 8_000 })
+      .toBe('echo "cleaning build cache"; rm -rf ./build (hidden-chars)');
+    await page.context().close();
+  });
+
+  it('shows a long run of blank lines as one marked line, so the tail of the action is in view with Approve, and says how long the action is', async () => {
+    const review = await post('/reviews', {
+      task_type: 'ui-long-tail',
+      proposed_action: `Refund order 1042 in full (long-tail)${'\n'.repeat(300)}; and wire EUR 1,000,000 to DE89 3704 0044 0532 0130 00`,
+      urgency: 'high',
+    });
+    const page = await queueOf('long-tail', 1);
+    await page.locator(`#review-${review.id}`).click();
+    const proposed = page.locator('pre.proposed');
+    expect(await proposed.textContent()).toBe('Refund order 1042 in full (long-tail)\n⟦299 blank lines⟧\n; and wire EUR 1,000,000 to DE89 3704 0044 0532 0130 00');
+    expect(await page.locator('#proposed-heading + .action-size').textContent()).toBe('392 characters · 301 lines');
+    expect(await inView(page, 'pre.proposed', 'and wire EUR 1,000,000')).toBe(true);
+    expect(await page.getByRole('button', { name: /^Approve/ }).isEnabled()).toBe(true);
+    expect(await page.locator('.text-warning li').allTextContents()).toEqual(['In the proposed action: 299 blank lines in a row.']);
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'long-tail.png') });
+    await page.context().close();
+  });
+
+  it('holds Approve, button and a key, until the end of a long action has been on screen', async () => {
+    const action = `${Array.from({ length: 120 }, (_, i) => `UPDATE accounts SET flagged = false WHERE id = ${i + 1};`).join('\n')}\nUPDATE payouts SET iban = 'DE89 3704' WHERE id = 7; -- approve-hold`;
+    const agent = agentWaitsFor({ task_type: 'ui-approve-hold', proposed_action: action, urgency: 'high' });
+    const id = await idOf('ui-approve-hold');
+    const page = await queueOf('approve-hold', 1);
+    await page.locator(`#review-${id}`).click();
+
+    const approve = page.getByRole('button', { name: /^Approve/ });
+    const hold = page.locator('.approve-hold');
+    await expect.poll(() => hold.textContent()).toContain('Approve waits until the last line of the action has been in view (6,199 characters · 121 lines).');
+    expect(await approve.isDisabled()).toBe(true);
+    await page.keyboard.press('a');
+    await expect.poll(() => hold.getAttribute('class')).toContain('noticed');
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'approve-held.png') });
+    expect(await page.locator('.armed-hint').count()).toBe(0);
+    await page.keyboard.press('Enter');
+    expect(await page.locator('.toast').count()).toBe(0);
+    expect(await reviewStatusOnServer(id)).toBe('pending');
+
+    // Past the end is not at the end: the last line flew by.
+    await page.locator('.detail-pane').evaluate((pane) => pane.scrollTo({ top: pane.scrollHeight }));
+    expect(await approve.isDisabled()).toBe(true);
+    await hold.getByRole('button', { name: 'Show the last line' }).click();
+    await expect.poll(() => approve.isEnabled()).toBe(true);
+    expect(await inView(page, 'pre.proposed', '-- approve-hold')).toBe(true);
+    expect(await hold.count()).toBe(0);
+    await page.keyboard.press('a');
+    await page.keyboard.press('Enter');
+    expect((await agent).body.status).toBe('approved');
+    await page.context().close();
+  });
+
+  it('opens the next review at its top after the last was scrolled, and its Approve waits for its own end', async () => {
+    const long = (n: number) => `${Array.from({ length: 100 }, (_, i) => `rm /var/cache/app/${n}/part-${i}.bin`).join('\n')}\n# opens-at-top ${n}`;
+    const first = await post('/reviews', { task_type: 'ui-top', proposed_action: long(1), urgency: 'low' });
+    const second = await post('/reviews', { task_type: 'ui-top', proposed_action: long(2), urgency: 'low' });
+    const page = await queueOf('opens-at-top', 2);
+    await page.locator(`#review-${first.id}`).click();
+    await page.locator('.action-end').evaluate((end) => end.scrollIntoView({ block: 'center' }));
+    await expect.poll(() => page.getByRole('button', { name: /^Approve/ }).isEnabled()).toBe(true);
+    await page.locator('.detail-pane').evaluate((pane) => pane.scrollTo({ top: pane.scrollHeight }));
+
+    await page.keyboard.press('j');
+    await expect.poll(() => page.locator('.detail-head h2').textContent()).toContain(`#${second.id}`);
+    expect(await page.locator('.detail-pane').evaluate((pane) => pane.scrollTop)).toBe(0);
+    expect(await inView(page, '.detail-head h2', `#${second.id}`)).toBe(true);
+    expect(await inView(page, 'pre.proposed', 'rm /var/cache/app/2/part-0.bin')).toBe(true);
+    await page.keyboard.press('a');
+    await page.keyboard.press('Enter');
+    expect(await page.getByRole('button', { name: /^Approve/ }).isDisabled()).toBe(true);
+    expect(await page.locator('.toast').count()).toBe(0);
+    expect(await reviewStatusOnServer(second.id)).toBe('pending');
+    await page.context().close();
+  });
+
+  it('shows a modified action in monospace with its line breaks: in History, in its detail, and when decided meanwhile', async () => {
+    const modified = "DELETE FROM sessions\n-- only the stale ones:\nWHERE last_seen < now() - interval '30 days';";
+    const lines = modified.split('\n');
+    const decided = await post('/reviews', { task_type: 'ui-sql', proposed_action: 'DELETE FROM sessions; (sql-modified)', urgency: 'low' });
+    await post(`/reviews/${decided.id}/decide`, { decision_type: 'modify', modified_action: modified, reviewer_name: 'kim@example.com' });
+    const looksLikeCode = async (locator: ReturnType<Page['locator']>) => {
+      const style = await locator.evaluate((element) => [getComputedStyle(element).whiteSpace, getComputedStyle(element).fontFamily]);
+      return { whiteSpace: style[0], monospace: /monospace/.test(style[1]), lines: (await locator.innerText()).split('\n') };
+    };
+
+    const page = await openDashboard();
+    await page.getByRole('link', { name: 'History' }).click();
+    const row = page.locator('.history tbody tr', { hasText: `ui-sql #${decided.id}` });
+    await expect.poll(() => row.count()).toBe(1);
+    expect(await looksLikeCode(row.locator('td.action pre'))).toEqual({ whiteSpace: 'pre-wrap', monospace: true, lines });
+    await row.getByRole('button').click();
+    expect(await looksLikeCode(page.locator('pre.modified'))).toEqual({ whiteSpace: 'pre-wrap', monospace: true, lines });
+
+    await page.context().close();
+
+    const meanwhile = await post('/reviews', { task_type: 'ui-sql-meanwhile', proposed_action: 'DELETE FROM sessions; (sql-meanwhile)', urgency: 'low' });
+    const reviewing = await queueOf('sql-meanwhile', 1);
+    await reviewing.locator(`#review-${meanwhile.id}`).click();
+    await post(`/reviews/${meanwhile.id}/decide`, { decision_type: 'modify', modified_action: modified, reviewer_name: 'kim@example.com' });
+    await expect.poll(() => reviewing.locator('.outcome h3').textContent()).toBe('Decided meanwhile: kim@example.com approved with changes it.');
+    expect(await looksLikeCode(reviewing.locator('.outcome pre.modified'))).toEqual({ whiteSpace: 'pre-wrap', monospace: true, lines });
+    await reviewing.context().close();
+  });
+});

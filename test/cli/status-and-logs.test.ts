@@ -111,6 +111,24 @@ describe('greenlight logs', () => {
     }
   });
 
+  it('writes control, bidi and format characters out, so an action cannot drive the terminal or reorder a line', async () => {
+    const server = await startCli(['--api-only'], { cwd: temp.dir });
+    try {
+      const review = await post(`${server.url}/reviews`, { task_type: 'clean\u001B[31mup', proposed_action: 'ok\u001B[2K\u001B[1A\u202Erm\u202C' });
+      await post(`${server.url}/reviews/${review.id}/decide`, { decision_type: 'modify', modified_action: 'x\r\u0007', reviewer_name: 'd\u009B' });
+
+      const { stdout } = await runCli(['logs'], { cwd: temp.dir });
+      expect(stdout).not.toMatch(/[\u0000-\u0009\u000B-\u001F\u007F-\u009F\u202A-\u202E]/);
+      const line = stdout.trimEnd().split('\n')[1];
+      expect(line).toContain('clean\\u{1B}[31mup');
+      expect(line).toContain('ok\\u{1B}[2K\\u{1B}[1A\\u{202E}rm\\u{202C}');
+      expect(line).toMatch(/modify by d\\u\{9B\}: x\\u\{D\}\\u\{7\}$/);
+    } finally {
+      server.child.kill('SIGTERM');
+      await server.exited;
+    }
+  });
+
   it('refuses an unknown status and a bad limit', async () => {
     expect((await runCli(['logs', '--status-filter', 'done'], { cwd: temp.dir })).code).not.toBe(0);
     expect((await runCli(['logs', '--limit', '0'], { cwd: temp.dir })).code).not.toBe(0);

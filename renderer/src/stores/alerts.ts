@@ -2,6 +2,7 @@ import { defineStore } from 'pinia';
 import { ref } from 'vue';
 import type { ReviewRecord, ServiceEvents } from '../api/types';
 import { desktopBridge } from '../desktop';
+import { revealPlain } from '../text/reveal';
 
 type Permission = NotificationPermission | 'unsupported';
 
@@ -28,8 +29,9 @@ export const useAlertsStore = defineStore('alerts', () => {
     // The desktop app raises native notifications itself, from the server's own events.
     if (desktopBridge()) return;
     if (permission.value !== 'granted' || typeof document === 'undefined' || !document.hidden) return;
-    const notification = new Notification(`Critical review: ${review.task_type}`, {
-      body: review.proposed_action.slice(0, 140),
+    // Notifications cannot mark anything: hidden characters are written out as ⟦U+202E⟧.
+    const notification = new Notification(`Critical review: ${revealPlain(review.task_type, { oneLine: true })}`, {
+      body: revealPlain(review.proposed_action, { oneLine: true, limit: 140 }),
       tag: `greenlight-review-${review.id}`,
     });
     notification.onclick = () => {

@@ -3,6 +3,7 @@ import { computed, ref } from 'vue';
 import { AlreadyDecidedError } from '../api/client';
 import { useApi } from '../api';
 import type { DecisionInput, DecisionRecord, DecisionType, ReviewFilters, ReviewRecord, ServiceEvents, VoteAnswer } from '../api/types';
+import { revealPlain } from '../text/reveal';
 import { explainFailure } from './failures';
 import { pagedReviews } from './paged-reviews';
 import { matchesFilters, placeInOrder } from './review-list';
@@ -35,7 +36,7 @@ const PAST_TENSE: Record<DecisionType, string> = { approve: 'Approved', reject: 
 
 /** "Approving review #12 (refund)": how the toasts and announcements name a decision. */
 export function describeDecision(decision: DecisionType, review: ReviewRecord, tense: 'held' | 'sent'): string {
-  return `${(tense === 'held' ? PRESENT_PARTICIPLE : PAST_TENSE)[decision]} review #${review.id} (${review.task_type})`;
+  return `${(tense === 'held' ? PRESENT_PARTICIPLE : PAST_TENSE)[decision]} review #${review.id} (${revealPlain(review.task_type, { oneLine: true })})`;
 }
 
 /**
@@ -245,7 +246,7 @@ export const useQueueStore = defineStore('queue', () => {
     const decision = endHold(id);
     if (!decision) return;
     selectedId.value = id;
-    say(`Undone: review #${id} (${decision.review.task_type}) is back in the queue`, true);
+    say(`Undone: review #${id} (${revealPlain(decision.review.task_type, { oneLine: true })}) is back in the queue`, true);
   }
 
   /**

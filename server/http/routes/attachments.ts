@@ -1,7 +1,7 @@
 import { create as contentDisposition } from 'content-disposition';
 import { Router, type Request, type Response } from 'express';
 import { pathInteger } from '../params';
-import { type AttachmentService, dispositionFor, normalizeContentType, sanitizeFileName } from '../../domain/attachments';
+import { type AttachmentService, dispositionFor, normalizeContentType } from '../../domain/attachments';
 import { AppError } from '../../domain/errors';
 import type { AttachmentFiles } from '../../storage/attachment-files';
 import { principalOf } from '../auth';
@@ -122,7 +122,7 @@ export function attachmentRoutes(attachments: AttachmentService, files: Attachme
     const description = upload.fields.description?.trim();
     const record = await attachments.add(principal, reviewId, {
       incoming: upload.incoming,
-      fileName: sanitizeFileName(upload.fileName),
+      fileName: upload.fileName,
       contentType: normalizeContentType(upload.contentType),
       description: description ? description : null,
     });
