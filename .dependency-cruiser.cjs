@@ -1,6 +1,7 @@
 /**
  * The layering `npm test` checks (test/unit/layering.test.ts): no import cycle anywhere, the
- * domain pure, the desktop shell on the server's public entry only, the dashboard on types.
+ * domain pure, the desktop shell on the server's public entry only, the dashboard on nothing of
+ * the server and on the desktop bridge's types only.
  */
 module.exports = {
   forbidden: [
@@ -26,11 +27,19 @@ module.exports = {
       to: { path: '^server/', pathNot: '^server/index\\.ts$' },
     },
     {
-      name: 'renderer-imports-types-only',
-      comment: 'The dashboard talks to the server over HTTP; it takes record types from the server, never code.',
+      name: 'renderer-imports-no-server',
+      comment:
+        'The dashboard talks to the server over HTTP only: its records are the types generated from the OpenAPI document (@greenlight/client), never the server\'s own, not even as types.',
       severity: 'error',
       from: { path: '^renderer/' },
-      to: { path: '^(server|main)/', dependencyTypesNot: ['type-only'] },
+      to: { path: '^server/' },
+    },
+    {
+      name: 'renderer-imports-bridge-types-only',
+      comment: 'The desktop shell reaches the dashboard through the preload bridge; the dashboard takes its contract (main/bridge.ts) as types, never code.',
+      severity: 'error',
+      from: { path: '^renderer/' },
+      to: { path: '^main/', dependencyTypesNot: ['type-only'] },
     },
   ],
   options: {

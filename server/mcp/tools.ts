@@ -11,6 +11,7 @@ import type { DecisionWait, ReviewGateway } from './gateway';
 import { oneLine } from '../domain/text';
 import { describeOutcome, type PendingReason, reviewOutcome } from './outcome';
 import { CheckedTransport } from './request-checks';
+import { reviewCreateField, reviewCreateFields } from './review-create';
 import { ReviewTasks } from './review-tasks';
 
 /**
@@ -38,19 +39,8 @@ const ID_MAX = 2_147_483_647;
 /** How long the result of a task a client asked for stays available after the task ends. */
 const TASK_RESULT_KEPT_MS = 10 * 60_000;
 
-// The limits mirror the ReviewCreate schema of the REST API (a test compares the two), so a
-// call the tool accepts is one the API accepts.
 const reviewId = z.number().int().min(1).max(ID_MAX).describe('The review_id that request_review returned.');
-const optionalId = (what: string) => z.number().int().min(1).max(ID_MAX).nullable().optional().describe(what);
 const urgency = z.enum(URGENCIES, { error: `urgency must be one of: ${URGENCIES.join(', ')}` });
-const reasoning = () => z.string().max(100_000).nullable().optional();
-const confidence = (name: string) =>
-  z
-    .number()
-    .min(0, { error: `${name} must be between 0.0 and 1.0` })
-    .max(1, { error: `${name} must be between 0.0 and 1.0` })
-    .nullable()
-    .optional();
 
 /**
  * Names that agents written for the MCP tool of the FastAPI service Greenlight follows send,
@@ -58,43 +48,40 @@ const confidence = (name: string) =>
  */
 const ALIASES = { reasoning: 'agent_reasoning', confidence: 'confidence_score' } as const;
 
-const requestReviewInput = z
-  .object({
-    task_type: z.string().min(1).max(255).describe('Short kind of task, e.g. "refund", "email_send", "db_migration".'),
-    proposed_action: z
-      .string()
-      .min(1)
-      .max(100_000)
-      .describe('Exactly what you intend to do, complete enough for a person to judge it: the e-mail text, the SQL, the amount and recipient.'),
-    agent_reasoning: reasoning().describe('Why you propose this action and why you ask for review.'),
-    reasoning: reasoning().describe('Another name for agent_reasoning (send one or the other).'),
-    confidence_score: confidence('confidence_score').describe('Your confidence that the action is right, from 0.0 to 1.0.'),
-    confidence: confidence('confidence').describe('Another name for confidence_score (send one or the other).'),
-    urgency: urgency.optional().describe('How soon a person should look: low, medium (default), high or critical.'),
-    framework: z.string().max(255).nullable().optional().describe('Your agent framework, e.g. "langchain", "claude-code".'),
-    metadata: z.record(z.string(), z.unknown()).nullable().optional().describe('Facts that help the reviewer: ids, amounts, links.'),
-    organization_id: optionalId('Organisation the review belongs to (multi-tenant installs).'),
-    agent_id: optionalId('Your registered agent id, if you have one.'),
-    blocking: z
-      .boolean()
-      .default(true)
-      .describe('true (default): wait for the decision before answering. false: answer at once with the review_id.'),
-    wait_seconds: z
-      .number()
-      .int()
-      .min(1)
-      .max(MAX_WAIT_SECONDS)
-      .optional()
-      .describe('Longest wait for a blocking request, in seconds (default: the server\'s blocking_timeout_seconds).'),
-  })
-  .strict()
-  .superRefine((input, context) => {
-    for (const [alias, field] of Object.entries(ALIASES)) {
-      if (input[alias as keyof typeof ALIASES] !== undefined && input[field] !== undefined) {
-        context.addIssue({ code: 'custom', path: [alias], message: `send ${alias} or ${field}, not both: ${alias} is another name for ${field}` });
+/**
+ * request_review's input: the REST API's ReviewCreate, taken from the OpenAPI document (so the
+ * tool accepts what the API accepts and describes it in the same words), with what is MCP's
+ * own: the aliases, a wait by default, and how long to wait.
+ */
+function requestReviewInput() {
+  return z
+    .object({
+      ...reviewCreateFields(),
+      reasoning: reviewCreateField('agent_reasoning', 'reasoning').describe('Another name for agent_reasoning (send one or the other).'),
+      confidence: reviewCreateField('confidence_score', 'confidence').describe('Another name for confidence_score (send one or the other).'),
+      blocking: z
+        .boolean()
+        .default(true)
+        .describe('true (default): wait for the decision before answering. false: answer at once with the review_id.'),
+      wait_seconds: z
+        .number()
+        .int()
+        .min(1)
+        .max(MAX_WAIT_SECONDS)
+        .optional()
+        .describe('Longest wait for a blocking request, in seconds (default: the server\'s blocking_timeout_seconds).'),
+    })
+    .strict()
+    .superRefine((input, context) => {
+      for (const [alias, field] of Object.entries(ALIASES)) {
+        if (input[alias as keyof typeof ALIASES] !== undefined && input[field] !== undefined) {
+          context.addIssue({ code: 'custom', path: [alias], message: `send ${alias} or ${field}, not both: ${alias} is another name for ${field}` });
+        }
       }
-    }
-  });
+    });
+}
+
+type RequestReviewInput = z.output<ReturnType<typeof requestReviewInput>>;
 
 const outcomeSchema = z.object({
   review_id: z.number().int(),
@@ -152,7 +139,7 @@ function outcomeResult(review: ReviewRecord, pending?: PendingReason): CallToolR
  * The review to create: aliases under their own names, and the fields a client left out left
  * out, so the stored review has its defaults.
  */
-function reviewInput({ reasoning, confidence, ...fields }: Omit<z.infer<typeof requestReviewInput>, 'blocking' | 'wait_seconds'>): ReviewInput {
+function reviewInput({ reasoning, confidence, ...fields }: Omit<RequestReviewInput, 'blocking' | 'wait_seconds'>): ReviewInput {
   const named = {
     ...fields,
     agent_reasoning: fields.agent_reasoning !== undefined ? fields.agent_reasoning : reasoning,
@@ -342,7 +329,7 @@ export function createReviewTools(gateway: ReviewGateway, options: ReviewToolsOp
       '"modified: use this action instead: <action>" (carry out that action instead), or "pending" with the review_id when no one has decided yet: ' +
       `a call is answered within ${answerWithinSeconds} s unless your client follows progress notifications. On "pending", do not act: ` +
       'call get_review_decision with the review_id, again each time it answers "pending", until it gives the verdict.',
-    inputSchema: requestReviewInput,
+    inputSchema: requestReviewInput(),
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     async begin({ blocking, wait_seconds: waitSeconds, ...fields }) {
       const review = await gateway.create(reviewInput(fields));

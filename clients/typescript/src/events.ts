@@ -4,16 +4,8 @@ import { Backoff, retryAfterHeaderMs, sleep } from './retry.js';
 
 type Schemas = components['schemas'];
 
-interface EventData {
-  'review.created': Schemas['Review'];
-  /** The review with its `decision`. */
-  'review.decided': Schemas['Review'];
-  /** A vote that did not finish a hosted workflow: the review, still pending, with its progress. */
-  'review.vote': Schemas['Review'];
-  'feedback.created': Schemas['Feedback'];
-  'attachment.created': Schemas['Attachment'];
-  'attachment.deleted': { id: number; review_id: number };
-}
+/** What each event's `data` is, by its type, as the API document's `StreamEvent` says. */
+type EventData = { [Event in Schemas['StreamEvent'] as Event['event']]: Event['data'] };
 
 /** One live event: `type` tells what `data` is; `id` is its place in the server's outbox. */
 export type GreenlightEvent = { [Type in keyof EventData]: { type: Type; id: string | undefined; data: EventData[Type] } }[keyof EventData];

@@ -8,15 +8,17 @@ import type {
   FeedbackRecord,
   InvitationView,
   Problem,
-  ReviewFilters,
-  ReviewOrder,
   ReviewPage,
+  ReviewQuery,
   ReviewRecord,
+  Schemas,
   ServiceEvents,
   SessionView,
   Statistics,
   VoteAnswer,
 } from './types';
+
+export type { ReviewQuery };
 
 /** A request the API refused or could not answer, in words a reviewer understands. */
 export class ApiError extends Error {
@@ -49,12 +51,6 @@ export class AlreadyDecidedError extends ApiError {
   ) {
     super(409, message);
   }
-}
-
-export interface ReviewQuery extends ReviewFilters {
-  sort?: ReviewOrder;
-  page?: number;
-  page_size?: number;
 }
 
 export interface EventHandlers {
@@ -118,11 +114,11 @@ export class ApiClient {
   }
 
   async listFeedback(reviewId: number): Promise<FeedbackRecord[]> {
-    return (await this.request<{ feedback: FeedbackRecord[] }>(`/reviews/${reviewId}/feedback`)).feedback;
+    return (await this.request<Schemas['FeedbackList']>(`/reviews/${reviewId}/feedback`)).feedback;
   }
 
   async listAttachments(reviewId: number): Promise<AttachmentRecord[]> {
-    return (await this.request<{ attachments: AttachmentRecord[] }>(`/reviews/${reviewId}/attachments`)).attachments;
+    return (await this.request<Schemas['AttachmentList']>(`/reviews/${reviewId}/attachments`)).attachments;
   }
 
   /** Fetched rather than linked, so the API key travels in a header and never in a URL. */
@@ -138,7 +134,7 @@ export class ApiClient {
   /** Which edition answers; /health is open without any credential. */
   async edition(): Promise<Edition> {
     try {
-      return (await this.request<{ edition: Edition }>('/health')).edition;
+      return (await this.request<Schemas['Health']>('/health')).edition;
     } catch (failure) {
       // An unhealthy server (503) still says which edition it is.
       const edition = failure instanceof ApiError ? failure.problem?.edition : undefined;

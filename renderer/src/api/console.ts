@@ -1,41 +1,40 @@
 /**
  * The account console's calls of the API (hosted edition): the organization, its API keys,
- * people, teams, agents and audit log. Records are the server's own types (types only), so the
- * console and the API cannot disagree on a field.
+ * people, teams, agents and audit log. Records and request bodies are the types generated from
+ * the API's OpenAPI document, so the console and the API cannot disagree on a field.
  */
-import type {
-  AgentRecord,
-  ApiKeyRecord,
-  AuditActor,
-  AuditRecord,
-  AuditVerification,
-  OrganizationRecord,
-  RoutingRuleFields,
-  RoutingRuleRecord,
-  TeamRecord,
-  UserRecord,
-  WorkflowFields,
-  WorkflowRecord,
-} from '../../../server/domain/ports';
-import type { ReviewPage, ReviewRecord, WebhookDeliveryRecord, WebhookRecord } from '../../../server/domain/records';
-
-export type { WebhookDeliveryRecord, WebhookRecord };
-import type { ConditionResult } from '../../../server/domain/routing-rules';
 import type { ApiClient } from './client';
+import { enumValues, type Answer, type ReviewPage, type ReviewRecord, type Schemas, type UserRecord } from './types';
 
-// The records the console's pages show, as the server defines them (types only).
-export type * from '../../../server/domain/ports';
+export type { UserRecord, UserRole } from './types';
 
-// The request bodies are built from the records rather than imported from the server's
-// services, whose modules would bring their Node imports into the dashboard's type check.
-export type OrganizationChanges = Partial<Pick<OrganizationRecord, 'name' | 'settings'>>;
-export type ApiKeyInput = Pick<ApiKeyRecord, 'name' | 'scope'> & { agent_id?: number | null };
+export type OrganizationRecord = Schemas['Organization'];
+export type ApiKeyRecord = Schemas['ApiKey'];
+export type KeyScope = ApiKeyRecord['scope'];
+export type AgentRecord = Schemas['Agent'];
+export type TeamRecord = Schemas['Team'];
+export type AuditRecord = Schemas['AuditEntry'];
+export type AuditActor = AuditRecord['actor'];
+export type AuditVerification = Schemas['AuditVerification'];
+export type RoutingRuleRecord = Schemas['RoutingRule'];
+export type WorkflowRecord = Schemas['Workflow'];
+export type WebhookRecord = Schemas['Webhook'];
+export type WebhookDeliveryRecord = Schemas['WebhookDelivery'];
+
+/** A rule as the console's form holds it: every field the API lets it set. */
+export type RoutingRuleFields = Pick<RoutingRuleRecord, 'name' | 'priority' | 'conditions' | 'assign_to_user_id' | 'assign_to_team_id' | 'is_active'>;
+/** A workflow as the console's form holds it. */
+export type WorkflowFields = Pick<WorkflowRecord, 'name' | 'conditions' | 'stages' | 'is_active'>;
+
+export type OrganizationChanges = Schemas['OrganizationUpdate'];
+export type ApiKeyInput = Schemas['ApiKeyCreate'];
 /** A new API key: the record and, this once, the key itself. */
-export type CreatedApiKey = ApiKeyRecord & { key: string };
-export type UserInput = Pick<UserRecord, 'email' | 'name' | 'role'>;
-export type UserChanges = Partial<Pick<UserRecord, 'name' | 'role' | 'is_active'>>;
-export type TeamInput = Pick<TeamRecord, 'name'> & { member_ids?: number[] };
-export type AgentInput = Pick<AgentRecord, 'name'> & Partial<Pick<AgentRecord, 'framework' | 'description' | 'metadata'>>;
+export type CreatedApiKey = Schemas['ApiKeyCreated'];
+export type UserInput = Schemas['UserCreate'];
+export type UserChanges = Schemas['UserUpdate'];
+export type TeamInput = Schemas['TeamCreate'];
+export type AgentInput = Schemas['AgentCreate'];
+export type WebhookEvent = Schemas['WebhookEvents'][number];
 
 export const CONSOLE_SECTIONS = ['organization', 'api-keys', 'users', 'teams', 'agents', 'routing-rules', 'workflows', 'webhooks', 'audit-log'] as const;
 /** A page of the console, as its address names it: `#/console/api-keys`. */
@@ -54,17 +53,25 @@ export const CONSOLE_SECTION_TITLES: Record<ConsoleSection, string> = {
 };
 
 /** The events an endpoint may receive, as the API names them. */
-export const WEBHOOK_EVENTS = ['review.created', 'review.decided', 'review.expired', 'review.vote', 'feedback.created', 'attachment.created', 'attachment.deleted'] as const;
+export const WEBHOOK_EVENTS = enumValues<WebhookEvent>({
+  'review.created': true,
+  'review.decided': true,
+  'review.expired': true,
+  'review.vote': true,
+  'feedback.created': true,
+  'attachment.created': true,
+  'attachment.deleted': true,
+});
 
 export async function listWebhooks(api: ApiClient): Promise<WebhookRecord[]> {
-  return (await api.request<{ webhooks: WebhookRecord[] }>('/webhooks')).webhooks;
+  return (await api.request<Schemas['WebhookList']>('/webhooks')).webhooks;
 }
 
-export function createWebhook(api: ApiClient, input: { url: string; events: string[]; description: string | null }): Promise<WebhookRecord & { secret: string }> {
+export function createWebhook(api: ApiClient, input: Schemas['WebhookCreate']): Promise<Schemas['WebhookCreated']> {
   return api.request('/webhooks', { method: 'POST', body: input });
 }
 
-export function updateWebhook(api: ApiClient, id: number, changes: Partial<Pick<WebhookRecord, 'url' | 'events' | 'description' | 'is_active'>>): Promise<WebhookRecord> {
+export function updateWebhook(api: ApiClient, id: number, changes: Schemas['WebhookUpdate']): Promise<WebhookRecord> {
   return api.request(`/webhooks/${id}`, { method: 'PATCH', body: changes });
 }
 
@@ -72,16 +79,16 @@ export function deleteWebhook(api: ApiClient, id: number): Promise<void> {
   return api.request(`/webhooks/${id}`, { method: 'DELETE' });
 }
 
-export function rotateWebhookSecret(api: ApiClient, id: number): Promise<{ secret: string; previous_secret_expires_at: string }> {
+export function rotateWebhookSecret(api: ApiClient, id: number): Promise<Answer<'rotateWebhookSecret', 201>> {
   return api.request(`/webhooks/${id}/rotate-secret`, { method: 'POST' });
 }
 
-export function testWebhook(api: ApiClient, id: number): Promise<{ message_id: string }> {
+export function testWebhook(api: ApiClient, id: number): Promise<Answer<'testWebhook', 202>> {
   return api.request(`/webhooks/${id}/test`, { method: 'POST' });
 }
 
 export async function listWebhookDeliveries(api: ApiClient, id: number): Promise<WebhookDeliveryRecord[]> {
-  return (await api.request<{ deliveries: WebhookDeliveryRecord[] }>(`/webhooks/${id}/deliveries?limit=50`)).deliveries;
+  return (await api.request<Schemas['WebhookDeliveryPage']>(`/webhooks/${id}/deliveries?limit=50`)).deliveries;
 }
 
 export function retryWebhookDelivery(api: ApiClient, id: number, deliveryId: number): Promise<void> {
@@ -89,7 +96,7 @@ export function retryWebhookDelivery(api: ApiClient, id: number, deliveryId: num
 }
 
 export async function listWorkflows(api: ApiClient): Promise<WorkflowRecord[]> {
-  return (await api.request<{ workflows: WorkflowRecord[] }>('/workflows')).workflows;
+  return (await api.request<Schemas['WorkflowList']>('/workflows')).workflows;
 }
 
 export function saveWorkflow(api: ApiClient, id: number | null, workflow: WorkflowFields): Promise<WorkflowRecord> {
@@ -110,10 +117,7 @@ export async function stuckReviews(api: ApiClient): Promise<ReviewRecord[]> {
 }
 
 /** What `POST /routing-rules/trial` says of a sample review: the rule it would meet, and every rule's conditions on it. */
-export interface RoutingTrial {
-  matched_rule: Pick<RoutingRuleRecord, 'id' | 'name' | 'assign_to_user_id' | 'assign_to_team_id'> | null;
-  rules: Array<Pick<RoutingRuleRecord, 'id' | 'name' | 'priority' | 'is_active'> & { matched: boolean; conditions: ConditionResult[] }>;
-}
+export type RoutingTrial = Schemas['RoutingTrial'];
 
 /** The order the API tries rules in: the higher priority first, ties by the older rule. */
 export function inTrialOrder(rules: readonly RoutingRuleRecord[]): RoutingRuleRecord[] {
@@ -121,14 +125,14 @@ export function inTrialOrder(rules: readonly RoutingRuleRecord[]): RoutingRuleRe
 }
 
 export async function listRoutingRules(api: ApiClient): Promise<RoutingRuleRecord[]> {
-  return (await api.request<{ routing_rules: RoutingRuleRecord[] }>('/routing-rules')).routing_rules;
+  return (await api.request<Schemas['RoutingRuleList']>('/routing-rules')).routing_rules;
 }
 
-export function createRoutingRule(api: ApiClient, rule: RoutingRuleFields): Promise<RoutingRuleRecord> {
+export function createRoutingRule(api: ApiClient, rule: Schemas['RoutingRuleCreate']): Promise<RoutingRuleRecord> {
   return api.request('/routing-rules', { method: 'POST', body: rule });
 }
 
-export function updateRoutingRule(api: ApiClient, id: number, changes: Partial<RoutingRuleFields>): Promise<RoutingRuleRecord> {
+export function updateRoutingRule(api: ApiClient, id: number, changes: Schemas['RoutingRuleUpdate']): Promise<RoutingRuleRecord> {
   return api.request(`/routing-rules/${id}`, { method: 'PATCH', body: changes });
 }
 
@@ -141,19 +145,12 @@ export function tryRoutingRules(api: ApiClient, sample: Record<string, unknown>)
 }
 
 /** The link that lets a person set a password; the API hands it over once, and it works once. */
-export interface Invitation {
-  invitation_url: string;
-  invitation_expires_at: string;
-}
+export type Invitation = Schemas['Invitation'];
 
 /** A person just added, with their first invitation link. */
-export type InvitedUser = UserRecord & Invitation;
+export type InvitedUser = Schemas['InvitedUser'];
 
-export interface AuditPage {
-  entries: AuditRecord[];
-  next_cursor: number | null;
-}
-
+export type AuditPage = Schemas['AuditPage'];
 
 /** The audit log's filters as the admin types them; blanks filter nothing. */
 export interface AuditFilterForm {
@@ -177,7 +174,7 @@ export function updateOrganization(api: ApiClient, organizationId: number, chang
 }
 
 export async function listApiKeys(api: ApiClient, organizationId: number): Promise<ApiKeyRecord[]> {
-  return (await api.request<{ api_keys: ApiKeyRecord[] }>(`/organizations/${organizationId}/api-keys`)).api_keys;
+  return (await api.request<Schemas['ApiKeyList']>(`/organizations/${organizationId}/api-keys`)).api_keys;
 }
 
 export function createApiKey(api: ApiClient, organizationId: number, input: ApiKeyInput): Promise<CreatedApiKey> {
@@ -189,7 +186,7 @@ export function revokeApiKey(api: ApiClient, keyId: number): Promise<void> {
 }
 
 export async function listUsers(api: ApiClient): Promise<UserRecord[]> {
-  return (await api.request<{ users: UserRecord[] }>('/users')).users;
+  return (await api.request<Schemas['UserList']>('/users')).users;
 }
 
 export function inviteUser(api: ApiClient, input: UserInput): Promise<InvitedUser> {
@@ -210,7 +207,7 @@ export function issueInvitation(api: ApiClient, userId: number): Promise<Invitat
 }
 
 export async function listTeams(api: ApiClient): Promise<TeamRecord[]> {
-  return (await api.request<{ teams: TeamRecord[] }>('/teams')).teams;
+  return (await api.request<Schemas['TeamList']>('/teams')).teams;
 }
 
 export function createTeam(api: ApiClient, input: TeamInput): Promise<TeamRecord> {
@@ -226,7 +223,7 @@ export function removeTeamMember(api: ApiClient, teamId: number, userId: number)
 }
 
 export async function listAgents(api: ApiClient): Promise<AgentRecord[]> {
-  return (await api.request<{ agents: AgentRecord[] }>('/agents')).agents;
+  return (await api.request<Schemas['AgentList']>('/agents')).agents;
 }
 
 export function registerAgent(api: ApiClient, input: AgentInput): Promise<AgentRecord> {

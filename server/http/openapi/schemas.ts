@@ -31,45 +31,53 @@
  *           type: string
  *           minLength: 1
  *           maxLength: 255
- *           description: Free-text kind of task, e.g. `refund`, `email_send`.
+ *           description: Short, free-text kind of task, e.g. `refund`, `email_send`, `db_migration`.
  *         proposed_action:
  *           type: string
  *           minLength: 1
  *           maxLength: 100000
- *           description: The action to be reviewed, as the agent would carry it out.
+ *           description: >-
+ *             The action to be reviewed, exactly as the agent would carry it out and complete enough
+ *             for a person to judge it: the e-mail text, the SQL, the amount and recipient.
  *         agent_reasoning:
  *           type: string
  *           nullable: true
  *           maxLength: 100000
- *           description: Why the agent asks for review.
+ *           description: Why the agent proposes this action and asks for review.
  *         confidence_score:
  *           type: number
  *           nullable: true
  *           minimum: 0
  *           maximum: 1
- *           description: The agent's confidence, 0.0 to 1.0.
+ *           description: The agent's confidence that the action is right, from 0.0 to 1.0.
  *         urgency:
  *           $ref: '#/components/schemas/Urgency'
  *         framework:
  *           type: string
  *           nullable: true
  *           maxLength: 255
- *           description: Identifier of the agent framework, e.g. `langchain`.
+ *           description: The agent's framework, e.g. `langchain`, `claude-code`.
  *         metadata:
  *           type: object
  *           additionalProperties: true
  *           nullable: true
- *           description: Free-form object (ids, amounts, links); stored as given.
+ *           description: Facts that help the reviewer (ids, amounts, links), a free-form object stored as given.
  *         organization_id:
  *           type: integer
  *           nullable: true
  *           minimum: 1
  *           maximum: 2147483647
+ *           description: >-
+ *             The organization the review belongs to. Hosted edition: the caller's own, which is the
+ *             default (another is a 404); self-hosted: stored as given.
  *         agent_id:
  *           type: integer
  *           nullable: true
  *           minimum: 1
  *           maximum: 2147483647
+ *           description: >-
+ *             The agent's registered id, if it has one. Hosted edition: one of the organization's
+ *             agents (404 otherwise), and the only one an agent's own API key may name.
  *         blocking:
  *           type: boolean
  *           default: false
@@ -389,7 +397,7 @@
  *       type: object
  *       required: [total_reviews, pending_reviews, approved_reviews, rejected_reviews, modified_reviews,
  *                  avg_confidence_score, avg_seconds_to_decision, task_type_breakdown, framework_breakdown,
- *                  urgency_breakdown]
+ *                  urgency_breakdown, decisions_over_time]
  *       properties:
  *         total_reviews: { type: integer }
  *         pending_reviews: { type: integer }

@@ -90,6 +90,7 @@ import { pathInteger } from '../params';
  *           type: object
  *           nullable: true
  *           description: The rule that would route the review; null when none matches (it would go unassigned).
+ *           required: [id, name, assign_to_user_id, assign_to_team_id]
  *           properties:
  *             id: { type: integer }
  *             name: { type: string }
@@ -100,6 +101,7 @@ import { pathInteger } from '../params';
  *           description: Every rule in the order they are tried, with each condition, the sample's value and whether it held.
  *           items:
  *             type: object
+ *             required: [id, name, priority, is_active, matched, conditions]
  *             properties:
  *               id: { type: integer }
  *               name: { type: string }
@@ -110,11 +112,12 @@ import { pathInteger } from '../params';
  *                 type: array
  *                 items:
  *                   type: object
+ *                   required: [field, operator, value, holds]
  *                   properties:
  *                     field: { type: string }
  *                     operator: { type: string }
  *                     value: {}
- *                     actual: {}
+ *                     actual: { description: "The sample's value; absent when the sample lacks the field." }
  *                     holds: { type: boolean }
  *       example:
  *         matched_rule: { id: 4, name: large-refunds, assign_to_user_id: null, assign_to_team_id: 2 }
