@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { dashboardInBrowser } from '../support/browser';
+import { dashboardInBrowser, letUndoWindowPass } from '../support/browser';
 import { preToolUse, runHook } from '../support/claude-code';
 
 // A Claude Code tool call, through `greenlight hook claude-code`, decided in the real
@@ -12,16 +12,19 @@ it('shows a Bash call as its command, and a modification reaches Claude Code as 
     ['--api-url', running.server.url, '--wait', '60'],
     preToolUse('Bash', { command: 'git push --force origin main', description: 'Push the rebased branch' }),
   );
-  const page = await running.browser.newPage();
+  const context = await running.browser.newContext();
+  await context.clock.install();
+  const page = await context.newPage();
   await page.goto(running.server.dashboardUrl!);
   const entry = page.locator('[id^="review-"]', { hasText: 'claude-code:Bash' });
   await entry.click();
-  await expect.poll(() => page.getByText('Push the rebased branch', { exact: true }).count()).toBe(1);
+  await expect.poll(() => page.locator('.reasoning').textContent()).toBe('Push the rebased branch');
   await page.keyboard.press('m');
   const editor = page.getByLabel('The action the agent should carry out instead');
   await expect.poll(() => editor.inputValue()).toBe('git push --force origin main');
   await editor.fill('git push --force-with-lease origin main');
   await page.getByRole('button', { name: 'Approve with changes' }).click();
+  await letUndoWindowPass(page);
 
   const run = await hook;
   expect(run.code).toBe(0);
@@ -29,5 +32,5 @@ it('shows a Bash call as its command, and a modification reaches Claude Code as 
     permissionDecision: 'allow',
     updatedInput: { command: 'git push --force-with-lease origin main', description: 'Push the rebased branch' },
   });
-  await page.close();
+  await context.close();
 });

@@ -2,8 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { UNDO_WINDOW_MS } from '../../renderer/src/stores/undo-window';
-import { launchChromium } from '../support/browser';
+import { launchChromium, letUndoWindowPass } from '../support/browser';
 import { type RunningCli, startWithDashboard, stopProgram } from '../support/cli';
 import { attach, onePagePdf, seedSampleReviews } from '../support/seed';
 import { gradientPng } from '../support/png';
@@ -46,6 +45,8 @@ async function openDashboard(options: { width?: number; height?: number; bypassC
     viewport: { width: options.width ?? 1280, height: options.height ?? 800 },
     bypassCSP: options.bypassCSP ?? false,
   });
+  // Time runs as usual on the page, and a test moves it on past a decision's undo window.
+  await context.clock.install();
   const page = await context.newPage();
   page.on('pageerror', (error) => {
     throw error;
@@ -95,6 +96,7 @@ describe('the reviewer dashboard', () => {
     await row.click();
     await page.locator(`#notes-${id}`).fill('Fine, they are all older than a year.');
     await page.getByRole('button', { name: /^Approve/ }).click();
+    await letUndoWindowPass(page);
 
     const answer = await agent;
     expect(answer.status).toBe(201);
@@ -123,6 +125,7 @@ describe('the reviewer dashboard', () => {
     await page.keyboard.type('Staging holds the only copy of the audit logs.');
     await page.screenshot({ path: path.join(SCREENSHOTS, 'reject-reason.png') });
     await page.keyboard.press('Enter');
+    await letUndoWindowPass(page);
 
     const answer = await agent;
     expect(answer.body).toMatchObject({ status: 'rejected', decision: { decision_type: 'reject', notes: 'Staging holds the only copy of the audit logs.' } });
@@ -159,6 +162,7 @@ describe('the reviewer dashboard', () => {
     await page.locator(`#notes-${notesId}`).fill('Use the bastion host.');
     await page.getByRole('button', { name: /^Reject/ }).click();
     expect(await page.getByRole('dialog').count()).toBe(0);
+    await letUndoWindowPass(page);
 
     expect((await withoutReason).body).toMatchObject({ status: 'rejected', decision: { notes: null } });
     expect((await withNotes).body).toMatchObject({ status: 'rejected', decision: { notes: 'Use the bastion host.' } });
@@ -179,6 +183,7 @@ describe('the reviewer dashboard', () => {
     await editor.fill('Refund EUR 125.00 to card 4242 now; the rest after the carrier pays');
     await page.screenshot({ path: path.join(SCREENSHOTS, 'modify-editor.png') });
     await page.getByRole('button', { name: 'Approve with changes' }).click();
+    await letUndoWindowPass(page);
 
     const answer = await agent;
     expect(answer.body).toMatchObject({
@@ -235,7 +240,9 @@ describe('the reviewer dashboard', () => {
     const review = await post('/reviews', { task_type: 'ui-race', proposed_action: 'Disable 2FA for user 77', urgency: 'high' });
     // Live events held back, as on a slow connection: the reviewer does not learn of the
     // other decision before clicking.
-    const slow = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
+    const slowContext = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    await slowContext.clock.install();
+    const slow = await slowContext.newPage();
     await slow.route('**/api/events', (route) => route.abort());
     await slow.goto(dashboard);
     await expect.poll(() => slow.locator(`#review-${review.id}`).count()).toBe(1);
@@ -245,8 +252,9 @@ describe('the reviewer dashboard', () => {
     await slow.getByRole('button', { name: /^Approve/ }).click();
 
     // The decision is sent once its undo window has passed.
+    await letUndoWindowPass(slow);
     const outcome = slow.locator('.outcome');
-    await expect.poll(() => outcome.locator('h3').textContent(), { timeout: UNDO_WINDOW_MS + 8_000 }).toBe('Already decided: bo@example.com rejected it before your decision arrived.');
+    await expect.poll(() => outcome.locator('h3').textContent()).toBe('Already decided: bo@example.com rejected it before your decision arrived.');
     expect(await outcome.textContent()).toContain('Not without a ticket.');
     expect(await slow.locator('.message[role="alert"]').count()).toBe(0);
     await slow.context().close();
@@ -414,10 +422,11 @@ describe('decisions held for a few seconds, with Undo', () => {
     await expect.poll(() => page.locator(`#review-${kept.id}`).getAttribute('aria-selected')).toBe('true');
     expect(await toast.textContent()).toBe(`Undone: review #${kept.id} (ui-undo) is back in the queue`);
 
-    // A decision taken now is sent after the undone one would have been: once its agent has
-    // the answer, the undone decision's moment has certainly passed.
+    // Every window ends here, the undone one's too had it been left open: once the other agent
+    // has its answer, the undone decision's moment has certainly passed.
     await page.locator('.queue-item', { hasText: 'user 13' }).click();
     await page.getByRole('button', { name: /^Approve/ }).click();
+    await letUndoWindowPass(page);
     expect((await agent).body.status).toBe('approved');
     expect(await reviewStatusOnServer(kept.id)).toBe('pending');
     expect(await page.locator(`#review-${kept.id}`).count()).toBe(1);
@@ -766,8 +775,9 @@ describe('a reviewer sees exactly what will run', () => {
     await page.screenshot({ path: path.join(SCREENSHOTS, 'modify-hidden-characters.png') });
     await editor.fill('echo "cleaning build cache"; rm -rf ./build (hidden-chars)');
     await page.getByRole('button', { name: 'Approve with changes' }).click();
+    await letUndoWindowPass(page);
     await expect
-      .poll(async () => ((await (await fetch(`${api}/reviews/${review.id}`)).json()) as any).decision?.modified_action, { timeout: UNDO_WINDOW_MS + 8_000 })
+      .poll(async () => ((await (await fetch(`${api}/reviews/${review.id}`)).json()) as any).decision?.modified_action)
       .toBe('echo "cleaning build cache"; rm -rf ./build (hidden-chars)');
     await page.context().close();
   });
@@ -818,6 +828,7 @@ describe('a reviewer sees exactly what will run', () => {
     expect(await hold.count()).toBe(0);
     await page.keyboard.press('a');
     await page.keyboard.press('Enter');
+    await letUndoWindowPass(page);
     expect((await agent).body.status).toBe('approved');
     await page.context().close();
   });

@@ -4,8 +4,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { UNDO_WINDOW_MS } from '../../renderer/src/stores/undo-window';
-import { launchChromium } from '../support/browser';
+import { launchChromium, letUndoWindowPass } from '../support/browser';
 import { type RunningCli, startWithDashboard, stopProgram } from '../support/cli';
 import { call } from '../support/server';
 import { makeTempDir } from '../support/temp';
@@ -40,6 +39,8 @@ async function invite(role: 'admin' | 'reviewer' | 'viewer', name: string, organ
 
 async function newPage(): Promise<Page> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  // Time runs as usual on the page, and a test moves it on past a decision's undo window.
+  await context.clock.install();
   const page = await context.newPage();
   page.on('pageerror', (error) => {
     throw error;
@@ -121,8 +122,9 @@ describe('the hosted dashboard', () => {
     await page.locator(`#review-${reviewId}`).click();
     await expect.poll(() => page.getByText('Deciding as Riley Reviewer').count()).toBe(1);
     await page.getByRole('button', { name: /^Approve/ }).click();
+    await letUndoWindowPass(page);
     await expect
-      .poll(async () => (await call(server.url, 'GET', `/reviews/${reviewId}/decision`, undefined, { headers: adminKey })).body?.reviewer_name, { timeout: UNDO_WINDOW_MS + 8_000 })
+      .poll(async () => (await call(server.url, 'GET', `/reviews/${reviewId}/decision`, undefined, { headers: adminKey })).body?.reviewer_name)
       .toBe('Riley Reviewer');
     expect((await call(server.url, 'GET', `/reviews/${reviewId}/decision`, undefined, { headers: adminKey })).body.reviewer_id).toBe(riley.id);
     await page.context().close();
@@ -215,8 +217,9 @@ describe('the hosted dashboard', () => {
     const page = await signIn(jo);
     await page.locator(`#review-${reviewId}`).click();
     await page.getByRole('button', { name: /^Approve/ }).click();
+    await letUndoWindowPass(page);
     await expect
-      .poll(async () => (await call(server.url, 'GET', `/reviews/${reviewId}/decision`, undefined, { headers: adminKey })).body?.reviewer_name, { timeout: UNDO_WINDOW_MS + 8_000 })
+      .poll(async () => (await call(server.url, 'GET', `/reviews/${reviewId}/decision`, undefined, { headers: adminKey })).body?.reviewer_name)
       .toBe('Jo Reviewer');
 
     await admin.locator('.console-nav').getByRole('link', { name: 'Audit log' }).click();
@@ -296,9 +299,10 @@ describe('the hosted dashboard', () => {
     await expect.poll(() => first.locator(`#review-${reviewId}`).textContent()).toContain('Your vote · 0 of 2 approvals');
     await first.locator(`#review-${reviewId}`).click();
     await first.getByRole('button', { name: /^Approve/ }).click();
+    await letUndoWindowPass(first);
     // Held for Undo, then counted: the review comes back to the queue, no longer waiting on this reviewer.
     const card = first.locator(`#review-${reviewId}`);
-    await expect.poll(async () => ((await card.count()) > 0 ? card.textContent() : ''), { timeout: UNDO_WINDOW_MS + 8_000 }).toMatch(/(?<!Your vote · )1 of 2 approvals/);
+    await expect.poll(async () => ((await card.count()) > 0 ? card.textContent() : '')).toMatch(/(?<!Your vote · )1 of 2 approvals/);
     await card.click();
     await expect.poll(() => first.locator('.workflow-stages .approvals').textContent()).toBe('1 of 2 approvals');
     await expect.poll(() => first.locator('.read-only-note').textContent()).toContain('You voted: approve');
@@ -309,6 +313,7 @@ describe('the hosted dashboard', () => {
     await expect.poll(() => second.locator(`#review-${reviewId}`).textContent()).toContain('Your vote · 1 of 2 approvals');
     await second.locator(`#review-${reviewId}`).click();
     await second.getByRole('button', { name: /^Approve/ }).click();
+    await letUndoWindowPass(second);
     const answered = await agent;
     expect(answered).toMatchObject({ status: 'approved', decision: { reviewer_name: 'Lee Second' } });
     await first.context().close();

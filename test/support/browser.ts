@@ -1,8 +1,9 @@
-import type { Browser } from 'playwright';
+import type { Browser, Page } from 'playwright';
 import { afterAll, beforeAll } from 'vitest';
 import { type RunningCli, startWithDashboard, stopProgram } from './cli';
 import { makeTempDir } from './temp';
 import { launchChromium } from '../../bench/chromium';
+import { UNDO_WINDOW_MS } from '../../renderer/src/stores/undo-window';
 
 // Shared with the benchmark, which cannot import from test/.
 export { launchChromium };
@@ -31,4 +32,13 @@ export function dashboardInBrowser(prefix: string, prepare: (dir: string) => voi
     temp?.remove();
   });
   return running;
+}
+
+/**
+ * Moves the page's clock past the undo window, so the decisions held now are sent, rather than
+ * waiting five seconds for each. The page's context must have had `clock.install()` before it
+ * loaded; time otherwise runs on it as usual.
+ */
+export async function letUndoWindowPass(page: Page): Promise<void> {
+  await page.clock.fastForward(UNDO_WINDOW_MS);
 }

@@ -1,11 +1,12 @@
 import { createPinia, setActivePinia } from 'pinia';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../../test/support/server';
 import { provideApi } from '../api';
 import { ApiClient } from '../api/client';
 import type { ReviewRecord } from '../api/types';
 import { useQueueStore } from './queue';
 import { matchesFilters, placeInOrder } from './review-list';
+import { type DecisionHold, holdDecisionsWith } from './undo-window';
 
 // The stores talk to the real API on loopback, as the dashboard does through its proxy.
 let server: TestServer;
@@ -15,7 +16,37 @@ beforeAll(async () => {
   provideApi(new ApiClient({ baseUrl: server.url, apiKey: () => null }));
 });
 afterAll(() => server.dispose());
-beforeEach(() => setActivePinia(createPinia()));
+
+/** Undo windows that end when the test says, rather than UNDO_WINDOW_MS after each decision. */
+class WindowsTheTestEnds implements DecisionHold {
+  private readonly open = new Set<() => void>();
+
+  hold(send: () => void): () => void {
+    this.open.add(send);
+    return () => this.open.delete(send);
+  }
+
+  /** Ends every window open now: their decisions are sent. */
+  endAll(): void {
+    const sends = [...this.open];
+    this.open.clear();
+    for (const send of sends) send();
+  }
+}
+
+const windows = new WindowsTheTestEnds();
+beforeEach(() => {
+  holdDecisionsWith(windows);
+  setActivePinia(createPinia());
+});
+afterEach(() => holdDecisionsWith(null));
+
+/** A decision whose undo window ends at once: it resolves once it has been sent. */
+function decidedNow(queue: ReturnType<typeof useQueueStore>, id: number, input: Parameters<ReturnType<typeof useQueueStore>['decide']>[1]): Promise<void> {
+  const sent = queue.decide(id, input);
+  windows.endAll();
+  return sent;
+}
 
 async function create(body: Partial<ReviewRecord> & { task_type: string }): Promise<ReviewRecord> {
   const response = await fetch(`${server.url}/reviews`, {
@@ -92,6 +123,7 @@ describe('useQueueStore', () => {
     expect(queue.selectedId).toBe(second.id);
     expect(queue.held.map((d) => d.review.id)).toEqual([first.id]);
     expect(await statusOf(first.id)).toBe('pending');
+    windows.endAll();
     await deciding;
 
     expect(queue.outcomes[first.id].outcome).toMatchObject({ kind: 'decided', decision: { decision_type: 'approve', reviewer_name: 'dana' } });
@@ -113,8 +145,8 @@ describe('useQueueStore', () => {
     expect(queue.selectedId).toBe(first.id);
     expect(queue.notice).toBe(`Undone: review #${first.id} (undo-test) is back in the queue`);
 
-    // Held after the undone one, so sent after its moment had passed.
-    await queue.decide(second.id, { decision_type: 'approve' });
+    // Every window still open ends here: had Undo left the first one open, it would be sent too.
+    await decidedNow(queue, second.id, { decision_type: 'approve' });
     expect(await statusOf(second.id)).toBe('approved');
     expect(await statusOf(first.id)).toBe('pending');
   });
@@ -161,7 +193,7 @@ describe('useQueueStore', () => {
       body: JSON.stringify({ decision_type: 'reject', reviewer_name: 'bo', notes: 'too risky' }),
     });
 
-    await queue.decide(review.id, { decision_type: 'approve' });
+    await decidedNow(queue, review.id, { decision_type: 'approve' });
 
     expect(queue.error).toBeNull();
     expect(queue.selectedId).toBe(review.id);
@@ -173,7 +205,7 @@ describe('useQueueStore', () => {
     const review = await create({ task_type: 'refused-test' });
     await queue.setFilters({ status: 'pending', task_type: 'refused-test' });
 
-    await expect(queue.decide(review.id, { decision_type: 'modify', modified_action: '   ' })).rejects.toThrow();
+    await expect(decidedNow(queue, review.id, { decision_type: 'modify', modified_action: '   ' })).rejects.toThrow();
 
     expect(queue.shown.map((r) => r.id)).toEqual([review.id]);
     expect(queue.shownTotal).toBe(1);

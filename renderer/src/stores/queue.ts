@@ -8,7 +8,7 @@ import { explainFailure } from './failures';
 import { pagedReviews } from './paged-reviews';
 import { matchesFilters, placeInOrder } from './review-list';
 import { useSessionStore } from './session';
-import { UNDO_WINDOW_MS } from './undo-window';
+import { decisionHold, UNDO_WINDOW_MS } from './undo-window';
 
 const PAGE_SIZE = 100;
 
@@ -57,7 +57,8 @@ export const useQueueStore = defineStore('queue', () => {
   const outcomes = ref<Record<number, { review: ReviewRecord; outcome: Outcome }>>({});
   /** By review id. Their reviews stay in `reviews` (the server still has them pending) but are not shown. */
   const unsent = ref<Record<number, UnsentDecision>>({});
-  const holds = new Map<number, { timer: ReturnType<typeof setTimeout>; end: () => void }>();
+  const holds = new Map<number, { cancel: () => void; end: () => void }>();
+  const hold = decisionHold();
   /** A short confirmation of the last decision sent or undone. */
   const notice = ref<string | null>(null);
   /** What a screen reader is told: every hold, confirmation and undo. */
@@ -167,13 +168,13 @@ export const useQueueStore = defineStore('queue', () => {
 
   /** Ends a hold without sending; returns its decision. */
   function endHold(id: number): UnsentDecision | undefined {
-    const hold = holds.get(id);
+    const held = holds.get(id);
     const decision = unsent.value[id];
-    if (!hold || !decision) return undefined;
-    clearTimeout(hold.timer);
+    if (!held || !decision) return undefined;
+    held.cancel();
     holds.delete(id);
     delete unsent.value[id];
-    hold.end();
+    held.end();
     return decision;
   }
 
@@ -192,11 +193,11 @@ export const useQueueStore = defineStore('queue', () => {
     if (selectedId.value === id) selectedId.value = shown.value[Math.min(index, shown.value.length - 1)]?.id ?? null;
     say(`${describeDecision(input.decision_type, review, 'held')} in ${UNDO_WINDOW_MS / 1000} seconds. Press u to undo.`, false);
     return new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => {
+      const cancel = hold.hold(() => {
         holds.delete(id);
         send(id).then(resolve, reject);
       }, UNDO_WINDOW_MS);
-      holds.set(id, { timer, end: resolve });
+      holds.set(id, { cancel, end: resolve });
     });
   }
 
