@@ -32,6 +32,7 @@ import { Workflows } from './domain/workflows';
 import { webhookEnqueuer, WebhookService } from './domain/webhooks';
 import { WebhookDispatcher } from './webhooks/dispatcher';
 import { Invitations, SignInService } from './domain/sign-in';
+import { passwordHashing, type ScryptCost } from './domain/passwords';
 import { ReviewService } from './domain/reviews';
 import { StatisticsService } from './domain/statistics';
 import { DecisionWaiters } from './domain/waiters';
@@ -89,7 +90,14 @@ export interface Services {
   close(): Promise<void>;
 }
 
-export async function openServices(config: Config, log: Logger, clock: () => number = Date.now): Promise<Services> {
+/** What the services take besides the configuration: tests set them. */
+export interface ServiceOptions {
+  clock?: () => number;
+  /** scrypt's cost for new passwords and for the timing of unknown e-mails (default PASSWORD_COST). */
+  passwordCost?: ScryptCost;
+}
+
+export async function openServices(config: Config, log: Logger, { clock = Date.now, passwordCost }: ServiceOptions = {}): Promise<Services> {
   // Attachments and the pid file live here, whichever database holds the rows.
   fs.mkdirSync(config.data_dir, { recursive: true });
   const diskSpace = new DiskSpace(config.data_dir, clock);
@@ -160,7 +168,7 @@ export async function openServices(config: Config, log: Logger, clock: () => num
   const agents = new AgentService(agentStore, unitOfWork, clock);
   const audit = new AuditService(auditStore);
   const people = new PeopleService(peopleStore, peopleStore, new Invitations(peopleStore, publicUrlOf(config), clock), unitOfWork, clock);
-  const signIn = new SignInService(peopleStore, unitOfWork, clock);
+  const signIn = new SignInService(peopleStore, unitOfWork, clock, passwordHashing(passwordCost));
   const expiry = new ReviewExpiry({ store: reviewStore, oneAtATime: exclusive, reviews, feed, policy: currentPolicy, log, clock });
   await expiry.start();
   if (!hostedEdition) await webhookStore.syncInstallationWebhooks(config.webhooks, clock());
@@ -257,6 +265,8 @@ export interface StartOptions {
   mcpSessionLimits?: McpSessionOptions;
   /** The service's notion of now (tests set it to make durations exact). */
   clock?: () => number;
+  /** scrypt's cost (tests set a low one: they sign people in by the hundred). */
+  passwordCost?: ScryptCost;
 }
 
 export class PortInUseError extends Error {
@@ -298,7 +308,7 @@ function warnIfOpenWithoutKey(exposure: Exposure, log: Logger, what: string, lis
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   const exposure = exposureOf(config, 'api_host');
   const log = options.log ?? silentLogger;
-  const services = await openServices(config, log, options.clock);
+  const services = await openServices(config, log, { clock: options.clock, passwordCost: options.passwordCost });
   const eventStreams = new EventStreams(services.feed, services.outbox, { heartbeatMs: options.heartbeatMs });
   // The MCP SDK loads with the first /mcp session, not at start (see McpHttpSessions.open).
   const mcpSessions = new McpHttpSessions(

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { actingAs } from './audit';
 import { AppError } from './errors';
-import { hashPassword, NOBODYS_PASSWORD_HASH, refuseGuessablePassword, verifyPassword } from './passwords';
+import { type PasswordHashing, passwordHashing, refuseGuessablePassword } from './passwords';
 import type { Clock, Principal, SignInRepository, Tx, UnitOfWork, UserCredentials } from './ports';
 import type { InvitationView, SessionView, UserRecord } from './records';
 
@@ -78,6 +78,7 @@ export class SignInService {
     private readonly accounts: SignInRepository,
     private readonly unitOfWork: UnitOfWork,
     private readonly clock: Clock,
+    private readonly passwords: PasswordHashing = passwordHashing(),
   ) {}
 
   /**
@@ -90,9 +91,9 @@ export class SignInService {
     );
     const matching: UserCredentials[] = [];
     for (const candidate of candidates) {
-      if (await verifyPassword(password, candidate.passwordHash ?? NOBODYS_PASSWORD_HASH)) matching.push(candidate);
+      if (await this.passwords.verify(password, candidate.passwordHash ?? this.passwords.nobodysHash)) matching.push(candidate);
     }
-    if (candidates.length === 0) await verifyPassword(password, NOBODYS_PASSWORD_HASH);
+    if (candidates.length === 0) await this.passwords.verify(password, this.passwords.nobodysHash);
     if (matching.length === 0) throw new AppError(401, WRONG_CREDENTIALS);
     if (matching.length > 1) {
       throw new AppError(409, 'this e-mail address and password open several organizations: sign in again naming one (organization_id)', {
@@ -114,7 +115,7 @@ export class SignInService {
     const found = await this.accounts.findByInvitation(tokenHash(token), this.clock());
     if (!found) throw new AppError(404, INVITATION_GONE);
     refuseGuessablePassword(password);
-    const passwordHash = await hashPassword(password);
+    const passwordHash = await this.passwords.hash(password);
     return this.startSession(found, 'user.password_set', (tx) => this.accounts.setPassword(tx, found.user.id, passwordHash, this.clock()));
   }
 

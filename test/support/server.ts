@@ -14,6 +14,12 @@ export interface TestServer extends RunningServer {
 }
 
 /**
+ * scrypt at about a hundredth of its production cost: the tests sign people in by the hundred, and
+ * what they prove does not rest on how long a hash takes (each hash records its cost).
+ */
+const CHEAP_PASSWORD_COST = { N: 2 ** 10, r: 8, p: 1 };
+
+/**
  * The real server on a random loopback port with its own SQLite file, checking every
  * response against the OpenAPI document.
  */
@@ -30,7 +36,7 @@ export async function startTestServer(overrides: Partial<Config> = {}, options: 
   };
   let server: RunningServer;
   try {
-    server = await startServer(config, { validateResponses: true, drainMs: 1_000, ...options });
+    server = await startServer(config, { validateResponses: true, drainMs: 1_000, passwordCost: CHEAP_PASSWORD_COST, ...options });
   } catch (error) {
     await database?.drop();
     temp.remove();
