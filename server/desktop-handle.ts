@@ -25,7 +25,7 @@ export async function startDesktopServer(config: Config, options: StartOptions =
     port: server.port,
     databaseLocation: db.location,
     events: { on: (type, listener) => feed.on(type, listener) },
-    pendingCount: async () => (await reviews.list(INSTALLATION, { status: 'pending' }, 1, 1)).total,
+    pendingCount: async () => (await reviews.reading.list(INSTALLATION, { status: 'pending' }, 1, 1)).total,
     close: () => server.close(),
   };
 }

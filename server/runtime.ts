@@ -33,7 +33,7 @@ import { webhookEnqueuer, WebhookService } from './domain/webhooks';
 import { WebhookDispatcher } from './webhooks/dispatcher';
 import { Invitations, SignInService } from './domain/sign-in';
 import { passwordHashing, type ScryptCost } from './domain/passwords';
-import { ReviewService } from './domain/reviews';
+import { type ReviewUseCases, reviewUseCases } from './domain/reviews/use-cases';
 import { StatisticsService } from './domain/statistics';
 import { DecisionWaiters } from './domain/waiters';
 import { ReviewExpiry } from './domain/expiry';
@@ -59,7 +59,7 @@ export interface Services {
   feed: EventFeed;
   outbox: Outbox;
   waiters: DecisionWaiters;
-  reviews: ReviewService;
+  reviews: ReviewUseCases;
   feedback: FeedbackService;
   attachments: AttachmentService;
   files: AttachmentFiles;
@@ -135,7 +135,7 @@ export async function openServices(config: Config, log: Logger, { clock = Date.n
   const organizationRouting = new OrganizationRouting(new RoutingRuleStore(db), peopleStore, unitOfWork, clock);
   const organizationStore = new OrganizationStore(db);
   const workflows = new Workflows(new WorkflowStore(db), organizationStore, peopleStore, unitOfWork, clock);
-  const reviews = new ReviewService({
+  const reviews = reviewUseCases({
     reviews: reviewStore,
     agents: agentStore,
     people: peopleStore,
@@ -169,7 +169,7 @@ export async function openServices(config: Config, log: Logger, { clock = Date.n
   const audit = new AuditService(auditStore);
   const people = new PeopleService(peopleStore, peopleStore, new Invitations(peopleStore, publicUrlOf(config), clock), unitOfWork, clock);
   const signIn = new SignInService(peopleStore, unitOfWork, clock, passwordHashing(passwordCost));
-  const expiry = new ReviewExpiry({ store: reviewStore, oneAtATime: exclusive, reviews, feed, policy: currentPolicy, log, clock });
+  const expiry = new ReviewExpiry({ store: reviewStore, oneAtATime: exclusive, deciding: reviews.deciding, reading: reviews.reading, feed, policy: currentPolicy, log, clock });
   await expiry.start();
   if (!hostedEdition) await webhookStore.syncInstallationWebhooks(config.webhooks, clock());
   dispatcher =
@@ -177,7 +177,7 @@ export async function openServices(config: Config, log: Logger, { clock = Date.n
     ? new WebhookDispatcher({ webhooks: webhookStore, unitOfWork, feed, scheduleSeconds: config.webhook_retry_schedule, targets: webhookTargets, log, clock })
     : undefined;
   await dispatcher?.start();
-  const relay = db.dialect === 'postgres' ? await relayFromOtherProcesses(config.database_url, outbox, feed, reviews, log) : undefined;
+  const relay = db.dialect === 'postgres' ? await relayFromOtherProcesses(config.database_url, outbox, feed, reviews.waiting, log) : undefined;
   return {
     db,
     diskSpace,
@@ -229,10 +229,10 @@ async function sweepAttachments(files: AttachmentFiles, store: AttachmentStore, 
 const SHARED_SWEEP_SPARES_MS = 10 * 60_000;
 
 /** Other API processes on the same PostgreSQL: their events reach this process's feed. */
-async function relayFromOtherProcesses(url: string, outbox: Outbox, feed: EventFeed, reviews: ReviewService, log: Logger): Promise<{ stop(): Promise<void> }> {
+async function relayFromOtherProcesses(url: string, outbox: Outbox, feed: EventFeed, waiting: ReviewUseCases['waiting'], log: Logger): Promise<{ stop(): Promise<void> }> {
   // Loaded only for PostgreSQL, with its driver.
   const { PostgresEventRelay } = await import('./db/postgres-relay.js');
-  const relay = new PostgresEventRelay({ url, outbox, feed, recheck: () => reviews.recheckWaiting(), log });
+  const relay = new PostgresEventRelay({ url, outbox, feed, recheck: () => waiting.recheckWaiting(), log });
   await relay.start();
   return relay;
 }

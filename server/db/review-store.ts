@@ -15,7 +15,7 @@ import {
   type ReviewRecord,
   STATUS_AFTER,
 } from '../domain/records';
-import { ClaimTaken } from '../domain/reviews';
+import { ClaimTaken } from '../domain/reviews/submitting';
 
 export function toDecisionRecord(row: DecisionRow): DecisionRecord {
   return {

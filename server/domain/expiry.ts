@@ -3,7 +3,8 @@ import { AppError } from './errors';
 import type { EventFeed } from './events';
 import { describeDuration, type Policy } from './policy';
 import { type Clock, type DueReview, INSTALLATION, type Log, type OneAtATime, type ReviewRepository } from './ports';
-import type { ReviewService } from './reviews';
+import type { DecideReview } from './reviews/deciding';
+import type { ReadReviews } from './reviews/reading';
 
 /** `setTimeout` cannot wait longer than this (about 24.8 days); a later expiry is re-armed then. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -16,7 +17,10 @@ export interface ReviewExpiryOptions {
   store: Pick<ReviewRepository, 'nextExpiry' | 'dueForExpiry'>;
   /** Passes run in one process at a time among those sharing the database. */
   oneAtATime: OneAtATime;
-  reviews: Pick<ReviewService, 'decide' | 'workflowSummary'>;
+  /** The system's decision on an expired review. */
+  deciding: Pick<DecideReview, 'decide'>;
+  /** Where an expired review's workflow stood, for its note. */
+  reading: Pick<ReadReviews, 'workflowSummary'>;
   feed: EventFeed;
   policy: () => Policy;
   log: Log;
@@ -111,10 +115,10 @@ export class ReviewExpiry {
     const decision = this.options.policy().onExpiry;
     const limit = describeDuration(Math.round((review.expires_at - review.created_at) / 1000));
     const outcome = decision === 'approve' ? 'approved' : 'rejected';
-    const workflow = await this.options.reviews.workflowSummary(review.organization_id, review.id);
+    const workflow = await this.options.reading.workflowSummary(review.organization_id, review.id);
     try {
       // The timer serves every organization of the installation.
-      await this.options.reviews.decide(INSTALLATION, review.id, {
+      await this.options.deciding.decide(INSTALLATION, review.id, {
         decision_type: decision,
         reviewer_name: 'policy:expired',
         notes: `Expired: no reviewer decided within ${limit} (the limit for ${review.urgency} urgency), so the policy ${outcome} it (on_expiry: ${decision}).${

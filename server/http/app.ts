@@ -4,7 +4,7 @@ import type { AttachmentService } from '../domain/attachments';
 import type { FeedbackService } from '../domain/feedback';
 import type { StatisticsService } from '../domain/statistics';
 import type { AttachmentFiles } from '../storage/attachment-files';
-import type { ReviewService } from '../domain/reviews';
+import type { ReviewUseCases } from '../domain/reviews/use-cases';
 import type { Logger } from '../logging';
 import type { McpHttpSessions } from '../mcp/http-sessions';
 import { installationKey, principalOf, requireBearerKey } from './auth';
@@ -34,7 +34,7 @@ import { webhookRoutes } from './routes/webhooks';
 import { workflowRoutes } from './routes/workflows';
 
 export interface AppOptions {
-  reviews: ReviewService;
+  reviews: ReviewUseCases;
   feedback: FeedbackService;
   attachments: AttachmentService;
   /** Where uploads stream to while they arrive. */

@@ -1,6 +1,6 @@
 import type { FeedbackService } from '../domain/feedback';
 import type { Principal } from '../domain/ports';
-import type { ReviewService } from '../domain/reviews';
+import type { ReviewUseCases } from '../domain/reviews/use-cases';
 import type { FeedbackInput, FeedbackRecord, ReviewFilters, ReviewInput, ReviewPage, ReviewRecord } from '../domain/records';
 
 export type DecisionWait =
@@ -25,27 +25,27 @@ export interface ReviewGateway {
 }
 
 /** The gateway over an API in this process, acting for `principal`: the same use cases the HTTP routes call. */
-export function localGateway(services: { reviews: ReviewService; feedback: FeedbackService }, principal: Principal): ReviewGateway {
+export function localGateway(services: { reviews: ReviewUseCases; feedback: FeedbackService }, principal: Principal): ReviewGateway {
   const { reviews, feedback } = services;
   const { scope } = principal;
   return {
     async create(input) {
-      const outcome = await reviews.submitReview(principal, input);
+      const outcome = await reviews.submitting.submit(principal, input);
       if (outcome.kind !== 'stored') throw new Error(`a review submitted without waiting came back ${outcome.kind}`);
       return outcome.review;
     },
-    get: (reviewId) => reviews.get(scope, reviewId),
+    get: (reviewId) => reviews.reading.get(scope, reviewId),
     async waitForDecision(reviewId, timeoutMs, signal) {
       // The same room as the API's blocking creates and long-polls: every wait holds memory until its decision.
-      if (reviews.waitingRoomFull()) {
+      if (reviews.waiting.roomFull()) {
         return { kind: 'unavailable', reason: 'Greenlight already holds max_waiting_requests waiting requests' };
       }
-      const outcome = await reviews.waitForDecision(scope, reviewId, timeoutMs, signal);
+      const outcome = await reviews.waiting.wait(scope, reviewId, timeoutMs, signal);
       if (outcome.kind === 'decided') return outcome;
       if (outcome.kind === 'shutdown') return { kind: 'unavailable', reason: 'Greenlight is shutting down' };
       return { kind: 'still_pending' };
     },
     addFeedback: (reviewId, input) => feedback.add(scope, reviewId, input),
-    listPending: (filters, page, pageSize) => reviews.list(scope, { ...filters, status: 'pending' }, page, pageSize, 'priority'),
+    listPending: (filters, page, pageSize) => reviews.reading.list(scope, { ...filters, status: 'pending' }, page, pageSize, 'priority'),
   };
 }

@@ -109,7 +109,7 @@ describe('Idempotency-Key on POST /reviews', () => {
     const original = await keyed(s, shared, sampleReview);
     // The same key text under another caller's scope is another key.
     const anotherKey: Principal = { kind: 'api_key', scope: INSTALLATION, id: 'b'.repeat(64) };
-    const otherCaller = await s.services.reviews.submitReview(anotherKey, sampleReview, { idempotency: { key: shared, requestHash: 'x' } });
+    const otherCaller = await s.services.reviews.submitting.submit(anotherKey, sampleReview, { idempotency: { key: shared, requestHash: 'x' } });
     expect(otherCaller).toMatchObject({ kind: 'stored', replayed: false });
     expect(otherCaller.kind === 'stored' && otherCaller.review.id).not.toBe(original.body.id);
   });

@@ -99,6 +99,6 @@ describe('rate_limit_per_minute', () => {
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(Number(limited.headers.get('retry-after'))).toBeLessThanOrEqual(20);
     expect((await call(s.url, 'GET', '/health')).status).toBe(200);
-    expect(await s.services.reviews.list(INSTALLATION, {}, 1, 1)).toMatchObject({ total: 0 });
+    expect(await s.services.reviews.reading.list(INSTALLATION, {}, 1, 1)).toMatchObject({ total: 0 });
   });
 });

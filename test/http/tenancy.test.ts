@@ -21,7 +21,7 @@ beforeAll(async () => {
   server = await startTestServer();
   const { reviews } = server.services;
   const stored = async (principal: Principal, action: string) => {
-    const outcome = await reviews.submitReview(principal, { ...sampleReview, proposed_action: action });
+    const outcome = await reviews.submitting.submit(principal, { ...sampleReview, proposed_action: action });
     if (outcome.kind !== 'stored') throw new Error(outcome.kind);
     return outcome.review;
   };
@@ -43,17 +43,17 @@ async function statusOf(work: Promise<unknown>): Promise<number> {
 describe('two organizations in one database', () => {
   it('each sees only its own reviews, and the other one’s id is a 404', async () => {
     const { reviews } = server.services;
-    expect((await reviews.list(acme.scope, {}, 1, 100)).reviews.map((r) => r.id)).toEqual([acmeReview]);
-    expect((await reviews.get(globex.scope, globexReview)).organization_id).toBe(2);
-    expect(await statusOf(reviews.get(acme.scope, globexReview))).toBe(404);
-    expect(await statusOf(reviews.decide(acme.scope, globexReview, { decision_type: 'approve' }))).toBe(404);
-    expect(await statusOf(reviews.waitForDecision(acme.scope, globexReview, 1_000))).toBe(404);
-    expect((await reviews.get(globex.scope, globexReview)).status).toBe('pending');
+    expect((await reviews.reading.list(acme.scope, {}, 1, 100)).reviews.map((r) => r.id)).toEqual([acmeReview]);
+    expect((await reviews.reading.get(globex.scope, globexReview)).organization_id).toBe(2);
+    expect(await statusOf(reviews.reading.get(acme.scope, globexReview))).toBe(404);
+    expect(await statusOf(reviews.deciding.decide(acme.scope, globexReview, { decision_type: 'approve' }))).toBe(404);
+    expect(await statusOf(reviews.waiting.wait(acme.scope, globexReview, 1_000))).toBe(404);
+    expect((await reviews.reading.get(globex.scope, globexReview)).status).toBe('pending');
   });
 
   it('cannot file a review, feedback or an attachment under the other organization', async () => {
     const { reviews, feedback, attachments } = server.services;
-    expect(await statusOf(reviews.submitReview(acme, { ...sampleReview, organization_id: 2 }))).toBe(404);
+    expect(await statusOf(reviews.submitting.submit(acme, { ...sampleReview, organization_id: 2 }))).toBe(404);
     expect(await statusOf(feedback.add(acme.scope, globexReview, { rating: 1 }))).toBe(404);
     expect(await statusOf(feedback.list(acme.scope, globexReview))).toBe(404);
     expect(await statusOf(attachments.list(acme.scope, globexReview))).toBe(404);
@@ -77,8 +77,8 @@ describe('two organizations in one database', () => {
     });
     try {
       await eventually(() => received.join('').includes(': connected'), 5_000, 'the stream to open');
-      await server.services.reviews.submitReview(globex, { ...sampleReview, proposed_action: 'Globex only' });
-      const mine = await server.services.reviews.submitReview(acme, { ...sampleReview, proposed_action: 'Acme only' });
+      await server.services.reviews.submitting.submit(globex, { ...sampleReview, proposed_action: 'Globex only' });
+      const mine = await server.services.reviews.submitting.submit(acme, { ...sampleReview, proposed_action: 'Acme only' });
       await eventually(() => received.join('').includes('Acme only'), 5_000, "its own organization's event");
       expect(received.join('')).not.toContain('Globex only');
       expect(mine.kind).toBe('stored');
@@ -99,7 +99,7 @@ describe('two organizations in one database', () => {
 
   it('leaves the self-hosted installation seeing every organization’s reviews, as before', async () => {
     const installation: Scope = { organizationId: null };
-    const ids = (await server.services.reviews.list(installation, {}, 1, 100)).reviews.map((r) => r.id);
+    const ids = (await server.services.reviews.reading.list(installation, {}, 1, 100)).reviews.map((r) => r.id);
     expect(ids).toEqual(expect.arrayContaining([acmeReview, globexReview]));
   });
 });

@@ -1,7 +1,7 @@
 import { Router, type Request, type Response } from 'express';
 import { AppError } from '../../domain/errors';
 import type { DecisionInput, DecisionRecord, ReviewFilters, ReviewInput, ReviewOrder } from '../../domain/records';
-import type { ReviewService } from '../../domain/reviews';
+import type { ReviewUseCases } from '../../domain/reviews/use-cases';
 import { sendProblem } from '../problems';
 import { principalOf } from '../auth';
 import { idempotencyOf } from '../idempotency';
@@ -9,7 +9,7 @@ import { integerOf, pathInteger, queryInteger } from '../params';
 import { clientGoneSignal, preferredWaitSeconds } from '../waiting';
 
 export interface ReviewRoutesOptions {
-  reviews: ReviewService;
+  reviews: ReviewUseCases;
   blockingTimeoutSeconds: number;
 }
 
@@ -97,7 +97,7 @@ export function reviewRoutes({ reviews, blockingTimeoutSeconds }: ReviewRoutesOp
     const { blocking = false, ...input } = req.body;
     const preferred = preferredWaitSeconds(req.get('prefer'));
     const waitSeconds = Math.min(preferred ?? blockingTimeoutSeconds, blockingTimeoutSeconds);
-    const outcome = await reviews.submitReview(principalOf(res), input, {
+    const outcome = await reviews.submitting.submit(principalOf(res), input, {
       waitMs: blocking ? waitSeconds * 1000 : undefined,
       signal: blocking ? clientGoneSignal(req, res) : undefined,
       idempotency: idempotencyOf(req),
@@ -183,8 +183,8 @@ export function reviewRoutes({ reviews, blockingTimeoutSeconds }: ReviewRoutesOp
     const principal = principalOf(res);
     // The validator has checked it is a boolean; depending on the parser it arrives as one or as text.
     const mine = String(req.query.mine as unknown) === 'true';
-    const filters = mine ? { ...filtersOf(req), assigned_to_any: await reviews.assignmentsOf(principal) } : filtersOf(req);
-    res.json(await reviews.list(principal.scope, filters, page, pageSize, order));
+    const filters = mine ? { ...filtersOf(req), assigned_to_any: await reviews.reading.assignmentsOf(principal) } : filtersOf(req);
+    res.json(await reviews.reading.list(principal.scope, filters, page, pageSize, order));
   });
 
   /**
@@ -208,7 +208,7 @@ export function reviewRoutes({ reviews, blockingTimeoutSeconds }: ReviewRoutesOp
    *       '429': { $ref: '#/components/responses/TooManyRequests' }
    */
   router.get('/reviews/:review_id', async (req, res) => {
-    res.json(await reviews.get(principalOf(res).scope, reviewIdOf(req)));
+    res.json(await reviews.reading.get(principalOf(res).scope, reviewIdOf(req)));
   });
 
   /**
@@ -261,7 +261,7 @@ export function reviewRoutes({ reviews, blockingTimeoutSeconds }: ReviewRoutesOp
    *       '507': { $ref: '#/components/responses/InsufficientStorage' }
    */
   router.post('/reviews/:review_id/decide', async (req: Request<{ review_id: string }, unknown, DecisionInput>, res) => {
-    const outcome = await reviews.decideAs(principalOf(res), reviewIdOf(req), req.body);
+    const outcome = await reviews.deciding.decideAs(principalOf(res), reviewIdOf(req), req.body);
     if (outcome.kind === 'voted') res.status(202).json(outcome.vote);
     else res.json(outcome.decision);
   });
@@ -309,11 +309,11 @@ export function reviewRoutes({ reviews, blockingTimeoutSeconds }: ReviewRoutesOp
     }
     const { scope } = principalOf(res);
     if (waitSeconds === 0) {
-      sendDecision(res, await reviews.decision(scope, reviewId));
+      sendDecision(res, await reviews.reading.decision(scope, reviewId));
       return;
     }
-    reviews.checkWaitingRoom();
-    const outcome = await reviews.waitForDecision(scope, reviewId, waitSeconds * 1000, clientGoneSignal(req, res));
+    reviews.waiting.checkRoom();
+    const outcome = await reviews.waiting.wait(scope, reviewId, waitSeconds * 1000, clientGoneSignal(req, res));
     if (outcome.kind === 'decided') sendDecision(res, outcome.review.decision);
     else if (outcome.kind === 'timeout') sendDecision(res, null);
     else if (outcome.kind === 'shutdown') answerShuttingDown(res, reviewId, 'ask again shortly');

@@ -1,0 +1,136 @@
+import { AppError, invalidInput, notFound, refuseNul } from '../errors';
+import { domainEvent } from '../events';
+import type { Clock, DecisionOutcome, PeopleRepository, Principal, ReviewRepository, Scope, Tx, UnitOfWork } from '../ports';
+import type { DecisionInput, DecisionRecord, VoteAnswer } from '../records';
+import { isOrganizationAdmin } from '../scope';
+import { castVote, progressOf } from '../workflow';
+import type { Workflows } from '../workflows';
+
+export interface DecideReviewOptions {
+  reviews: Pick<ReviewRepository, 'recordDecision' | 'findById'>;
+  /** An organization's people: its decisions are theirs, by id (hosted edition). */
+  people?: Pick<PeopleRepository, 'findUser'>;
+  /** Approval workflows: a governed review is decided by votes (hosted edition). */
+  workflows?: Pick<Workflows, 'lock' | 'votersAndProgress' | 'save'>;
+  unitOfWork: UnitOfWork;
+  clock?: Clock;
+}
+
+/** A decision, or, in a review an approval workflow governs, a vote that did not yet decide it. */
+export type DecideOutcome = { kind: 'decided'; decision: DecisionRecord } | { kind: 'voted'; vote: VoteAnswer };
+
+/** Deciding a review: a person's decision (or vote), or the system's (an expiry). Of two at once, one wins. */
+export class DecideReview {
+  private readonly clock: Clock;
+
+  constructor(private readonly options: DecideReviewOptions) {
+    this.clock = options.clock ?? Date.now;
+  }
+
+  /**
+   * A decision made by `principal`. In an organization it is always a person's: a signed-in
+   * person decides as themselves, and an admin key names the reviewer (`reviewer_id`) it
+   * decides for; the name stored is that person's, never one typed in. The self-hosted
+   * edition takes the body's reviewer as it is.
+   */
+  async decideAs(principal: Principal, reviewId: number, input: DecisionInput): Promise<DecideOutcome> {
+    const attributed = await this.attributed(principal, input);
+    const organizationId = principal.scope.organizationId;
+    const workflows = this.options.workflows;
+    if (!workflows || organizationId === null || typeof attributed.reviewer_id !== 'number') {
+      return { kind: 'decided', decision: await this.decide(principal.scope, reviewId, attributed) };
+    }
+    refuseNul(attributed);
+    checkDecisionShape(attributed);
+    const reviewerId = attributed.reviewer_id;
+    const now = this.clock();
+    const result = await this.options.unitOfWork.run(async (tx): Promise<DecisionOutcome | DecideOutcome> => {
+      const state = await workflows.lock(tx, organizationId, reviewId);
+      if (!state) return this.options.reviews.recordDecision(tx, principal.scope, reviewId, attributed, now).then((outcome) => this.recorded(tx, outcome));
+      const review = await this.options.reviews.findById(principal.scope, reviewId, tx);
+      if (!review) return { outcome: 'not_found' };
+      if (review.decision) return { outcome: 'already_decided', review };
+      const { voters, progress: before } = await workflows.votersAndProgress(tx, organizationId, state);
+      const voter = voters.find((candidate) => candidate.id === reviewerId);
+      if (!voter) throw new AppError(403, `you are not an approver of this review's workflow (${before.name})`);
+      const vote = castVote(state, voter, attributed, new Date(now).toISOString());
+      if (vote.kind === 'refused') throw new AppError(vote.status, vote.reason);
+      await workflows.save(tx, organizationId, reviewId, vote.state);
+      if (vote.kind === 'decided') {
+        const final = { ...vote.decision, reviewer_id: voter.id, reviewer_name: voter.name };
+        return this.recorded(tx, await this.options.reviews.recordDecision(tx, principal.scope, reviewId, final, now));
+      }
+      const progress = progressOf(vote.state, voters);
+      tx.record(domainEvent('review.vote', review, { ...review, workflow: progress }));
+      const stage = progress.stages[Math.min(progress.stage, progress.stages.length - 1)];
+      return {
+        kind: 'voted',
+        vote: { review_id: reviewId, status: 'pending', votes: progress.votes, workflow: { id: progress.id, name: progress.name, stage: progress.stage, required_approvals: stage.required_approvals, approvals: stage.approvals } },
+      };
+    });
+    if ('kind' in result) return result;
+    return { kind: 'decided', decision: this.answer(reviewId, result) };
+  }
+
+  async decide(scope: Scope, reviewId: number, input: DecisionInput): Promise<DecisionRecord> {
+    refuseNul(input);
+    checkDecisionShape(input);
+    const now = this.clock();
+    const result = await this.options.unitOfWork.run(async (tx) => this.recorded(tx, await this.options.reviews.recordDecision(tx, scope, reviewId, input, now)));
+    return this.answer(reviewId, result);
+  }
+
+  /** A decision recorded in `tx` has its event recorded with it. */
+  private recorded(tx: Tx, outcome: DecisionOutcome): DecisionOutcome {
+    if (outcome.outcome === 'recorded') tx.record(domainEvent('review.decided', outcome.review, outcome.review));
+    return outcome;
+  }
+
+  /** The decision recorded, or why there is none (404, or 409 with the decision that stands). */
+  private answer(reviewId: number, result: DecisionOutcome): DecisionRecord {
+    switch (result.outcome) {
+      case 'not_found':
+        throw notFound('review', reviewId);
+      case 'already_decided':
+        throw new AppError(409, `review ${reviewId} has already been decided (${result.review.status})`, {
+          review_id: reviewId,
+          decision: result.review.decision,
+        });
+      case 'recorded':
+        return result.review.decision as DecisionRecord;
+    }
+  }
+
+  private async attributed(principal: Principal, input: DecisionInput): Promise<DecisionInput> {
+    const organizationId = principal.scope.organizationId;
+    if (organizationId === null || (!principal.user && !isOrganizationAdmin(principal))) return input;
+    if (input.reviewer_name !== undefined && input.reviewer_name !== null) {
+      throw invalidInput('reviewer_name', "is the deciding person's own name in an organization; leave it out (and name the person with reviewer_id)");
+    }
+    if (principal.user) {
+      if (input.reviewer_id !== undefined && input.reviewer_id !== null && input.reviewer_id !== principal.user.id) {
+        throw new AppError(403, `you decide as yourself: reviewer_id must be your own (${principal.user.id}) or left out`);
+      }
+      return { ...input, reviewer_id: principal.user.id, reviewer_name: principal.user.name };
+    }
+    if (input.reviewer_id === undefined || input.reviewer_id === null) {
+      throw invalidInput('reviewer_id', 'is required with an admin API key: the id of the reviewer or admin of the organization the decision is made for');
+    }
+    const reviewer = await this.options.people?.findUser(organizationId, input.reviewer_id);
+    if (!reviewer) throw notFound('user', input.reviewer_id);
+    if (!reviewer.is_active) throw new AppError(422, `user ${reviewer.id} is deactivated and cannot decide`);
+    if (reviewer.role === 'viewer') throw new AppError(422, `user ${reviewer.id} is a viewer, who cannot decide; name a reviewer or an admin`);
+    return { ...input, reviewer_name: reviewer.name };
+  }
+}
+
+/** Rules the schema cannot express: what `modified_action` means depends on the type. */
+function checkDecisionShape(input: DecisionInput): void {
+  const modified = input.modified_action ?? null;
+  if (input.decision_type === 'modify' && (modified === null || modified.trim() === '')) {
+    throw invalidInput('modified_action', 'is required (non-empty) when decision_type is modify');
+  }
+  if (input.decision_type !== 'modify' && modified !== null) {
+    throw invalidInput('modified_action', `is only used with decision_type modify, not ${input.decision_type}`);
+  }
+}
