@@ -1,10 +1,6 @@
 import { CHANNELS, type DesktopSettingsChange, type DesktopSettingsView } from '../bridge';
+import type { IpcMainLike } from './electron-parts';
 import { sameOrigin } from './window-security';
-
-/** The part of Electron's ipcMain this module uses. */
-export interface IpcMainLike {
-  handle(channel: string, listener: (event: { senderFrame: { url: string } | null }, ...args: unknown[]) => unknown): void;
-}
 
 export interface BridgeHandlers {
   getApiKey(): string | null;

@@ -1,5 +1,6 @@
 import { oneLine, type ReviewRecord } from '../../server';
 import type { NotificationLevel } from '../bridge';
+import type { NotificationLike } from './electron-parts';
 
 /** What the person is told: one review, or how many arrived in a burst. */
 export type Announcement = { kind: 'review'; review: ReviewRecord } | { kind: 'burst'; count: number };
@@ -70,12 +71,6 @@ export function notificationContent(announcement: Announcement): { title: string
     title: `${review.urgency === 'critical' ? 'Critical' : 'High-urgency'} review: ${review.task_type}`,
     body: `${oneLine(review.proposed_action, 120)}\nfrom ${agent}`,
   };
-}
-
-/** The part of Electron's Notification the notifier uses. */
-export interface NotificationLike {
-  on(event: 'click', listener: () => void): unknown;
-  show(): void;
 }
 
 export interface ReviewNotifierOptions {
