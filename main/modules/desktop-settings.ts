@@ -69,3 +69,35 @@ export function lanUrls(interfaces: NodeJS.Dict<NetworkInterfaceInfo[]>, port: n
     .filter((address) => address.family === 'IPv4' && !address.internal)
     .map((address) => `http://${address.address}:${port}`);
 }
+
+type SettingsListener = (before: DesktopSettings, after: DesktopSettings) => void | Promise<void>;
+
+/** The settings the app runs with: read at start, saved on every change, each change announced. */
+export class SettingsStore {
+  private settings: DesktopSettings;
+  private readonly listeners: SettingsListener[] = [];
+
+  constructor(
+    private readonly file: string,
+    private readonly newKey: () => string,
+  ) {
+    this.settings = readSettings(file);
+  }
+
+  get current(): DesktopSettings {
+    return this.settings;
+  }
+
+  /** Listeners are awaited in turn, so a change has taken effect (the API restarted) when `update` returns. */
+  onChange(listener: SettingsListener): void {
+    this.listeners.push(listener);
+  }
+
+  async update(change: DesktopSettingsChange): Promise<DesktopSettings> {
+    const before = this.settings;
+    this.settings = changeSettings(before, change, this.newKey);
+    writeSettings(this.file, this.settings);
+    for (const listener of this.listeners) await listener(before, this.settings);
+    return this.settings;
+  }
+}
