@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import type { NetworkInterfaceInfo } from 'node:os';
 import path from 'node:path';
-import type { DesktopSettingsChange, NotificationLevel } from '../bridge';
+import type { DesktopSettingsChange, DesktopSettingsView, NotificationLevel } from '../bridge';
 
 /** What the desktop app remembers beyond greenlight.yaml: choices made in its own settings. */
 export interface DesktopSettings {
@@ -60,6 +60,16 @@ export function changeSettings(current: DesktopSettings, change: DesktopSettings
 export function configOverrides(settings: DesktopSettings): { api_host?: string; enable_auth?: boolean; api_key?: string } {
   if (!settings.lanAccess || !settings.lanApiKey) return { api_host: '127.0.0.1' };
   return { api_host: '0.0.0.0', enable_auth: true, api_key: settings.lanApiKey };
+}
+
+/** What the dashboard's settings show, the LAN addresses and key only while LAN access is on. */
+export function settingsView(settings: DesktopSettings, interfaces: NodeJS.Dict<NetworkInterfaceInfo[]>, apiPort: number): DesktopSettingsView {
+  return {
+    notifications: settings.notifications,
+    lanAccess: settings.lanAccess,
+    lanUrls: settings.lanAccess ? lanUrls(interfaces, apiPort) : [],
+    apiKey: settings.lanAccess ? settings.lanApiKey : null,
+  };
 }
 
 /** The API's address on each IPv4 network this machine is on. */
