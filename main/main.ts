@@ -11,7 +11,7 @@ async function main(): Promise<void> {
     return;
   }
   const { runDesktop } = await import('./desktop.js');
-  runDesktop();
+  await runDesktop();
 }
 
 main().catch((error: unknown) => {

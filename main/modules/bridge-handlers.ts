@@ -1,10 +1,9 @@
+import os from 'node:os';
 import { CHANNELS, type DesktopSettingsChange, type DesktopSettingsView } from '../bridge';
+import type { DesktopModule } from './desktop-module';
+import { settingsView } from './desktop-settings';
+import type { IpcMainLike } from './electron-parts';
 import { sameOrigin } from './window-security';
-
-/** The part of Electron's ipcMain this module uses. */
-export interface IpcMainLike {
-  handle(channel: string, listener: (event: { senderFrame: { url: string } | null }, ...args: unknown[]) => unknown): void;
-}
 
 export interface BridgeHandlers {
   getApiKey(): string | null;
@@ -48,3 +47,22 @@ export function registerBridgeHandlers(ipcMain: IpcMainLike, trustedOrigin: () =
   ipcMain.handle(CHANNELS.updateSettings, guarded((change) => handlers.updateSettings(parseSettingsChange(change))));
   ipcMain.handle(CHANNELS.copyApiKey, guarded(() => handlers.copyApiKey()));
 }
+
+/** The dashboard's bridge to the shell, answering from the running API's configuration and the desktop settings. */
+export const bridge: DesktopModule = {
+  enable({ electron: { ipcMain, clipboard }, servers, settings }) {
+    const dashboardOrigin = new URL(servers.dashboardUrl).origin;
+    const view = (): DesktopSettingsView => settingsView(settings.current, os.networkInterfaces(), servers.config.api_port);
+    registerBridgeHandlers(ipcMain, () => dashboardOrigin, {
+      getApiKey: () => (servers.config.enable_auth ? servers.config.api_key : null),
+      getSettings: view,
+      updateSettings: async (change) => {
+        await settings.update(change);
+        return view();
+      },
+      copyApiKey: () => {
+        if (settings.current.lanApiKey) clipboard.writeText(settings.current.lanApiKey);
+      },
+    });
+  },
+};

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import type { NetworkInterfaceInfo } from 'node:os';
 import path from 'node:path';
-import type { DesktopSettingsChange, NotificationLevel } from '../bridge';
+import type { DesktopSettingsChange, DesktopSettingsView, NotificationLevel } from '../bridge';
 
 /** What the desktop app remembers beyond greenlight.yaml: choices made in its own settings. */
 export interface DesktopSettings {
@@ -62,10 +62,52 @@ export function configOverrides(settings: DesktopSettings): { api_host?: string;
   return { api_host: '0.0.0.0', enable_auth: true, api_key: settings.lanApiKey };
 }
 
+/** What the dashboard's settings show, the LAN addresses and key only while LAN access is on. */
+export function settingsView(settings: DesktopSettings, interfaces: NodeJS.Dict<NetworkInterfaceInfo[]>, apiPort: number): DesktopSettingsView {
+  return {
+    notifications: settings.notifications,
+    lanAccess: settings.lanAccess,
+    lanUrls: settings.lanAccess ? lanUrls(interfaces, apiPort) : [],
+    apiKey: settings.lanAccess ? settings.lanApiKey : null,
+  };
+}
+
 /** The API's address on each IPv4 network this machine is on. */
 export function lanUrls(interfaces: NodeJS.Dict<NetworkInterfaceInfo[]>, port: number): string[] {
   return Object.values(interfaces)
     .flatMap((addresses) => addresses ?? [])
     .filter((address) => address.family === 'IPv4' && !address.internal)
     .map((address) => `http://${address.address}:${port}`);
+}
+
+type SettingsListener = (before: DesktopSettings, after: DesktopSettings) => void | Promise<void>;
+
+/** The settings the app runs with: read at start, saved on every change, each change announced. */
+export class SettingsStore {
+  private settings: DesktopSettings;
+  private readonly listeners: SettingsListener[] = [];
+
+  constructor(
+    private readonly file: string,
+    private readonly newKey: () => string,
+  ) {
+    this.settings = readSettings(file);
+  }
+
+  get current(): DesktopSettings {
+    return this.settings;
+  }
+
+  /** Listeners are awaited in turn, so a change has taken effect (the API restarted) when `update` returns. */
+  onChange(listener: SettingsListener): void {
+    this.listeners.push(listener);
+  }
+
+  async update(change: DesktopSettingsChange): Promise<DesktopSettings> {
+    const before = this.settings;
+    this.settings = changeSettings(before, change, this.newKey);
+    writeSettings(this.file, this.settings);
+    for (const listener of this.listeners) await listener(before, this.settings);
+    return this.settings;
+  }
 }

@@ -1,5 +1,7 @@
 import { oneLine, type ReviewRecord } from '../../server';
 import type { NotificationLevel } from '../bridge';
+import type { DesktopModule } from './desktop-module';
+import type { NotificationLike } from './electron-parts';
 
 /** What the person is told: one review, or how many arrived in a burst. */
 export type Announcement = { kind: 'review'; review: ReviewRecord } | { kind: 'burst'; count: number };
@@ -72,12 +74,6 @@ export function notificationContent(announcement: Announcement): { title: string
   };
 }
 
-/** The part of Electron's Notification the notifier uses. */
-export interface NotificationLike {
-  on(event: 'click', listener: () => void): unknown;
-  show(): void;
-}
-
 export interface ReviewNotifierOptions {
   createNotification(content: { title: string; body: string }): NotificationLike;
   level(): NotificationLevel;
@@ -108,3 +104,17 @@ export function createReviewNotifier(options: ReviewNotifierOptions): { reviewCr
     dispose: () => coalescer.dispose(),
   };
 }
+
+/** Announces new urgent reviews from the running API; a click brings the window forward on the review. */
+export const notifications: DesktopModule = {
+  enable({ electron: { Notification }, files, settings, events, lifecycle }) {
+    const notifier = createReviewNotifier({
+      createNotification: (content) => new Notification({ ...content, icon: files.icon }),
+      level: () => (Notification.isSupported() ? settings.current.notifications : 'off'),
+      onClick: (reviewId) => events.emit('window.requested', { reviewId }),
+      timers: { setTimeout, clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout) },
+    });
+    events.on('review.created', (review) => notifier.reviewCreated(review));
+    lifecycle.onQuit(() => notifier.dispose());
+  },
+};

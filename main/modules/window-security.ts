@@ -1,21 +1,10 @@
+import type { PreventableEvent, SessionLike, WebContentsLike } from './electron-parts';
+
 /**
  * Electron's security checklist, applied to every window: navigation stays on the dashboard's
  * own origin, new windows are never opened (safe external links go to the system browser),
  * embedded webviews are refused, and the only permission granted is notifications.
  */
-
-/** The parts of Electron's WebContents this module uses. */
-export interface WebContentsLike {
-  on(event: 'will-navigate' | 'will-redirect', listener: (event: { preventDefault(): void }, url: string) => void): unknown;
-  on(event: 'will-attach-webview', listener: (event: { preventDefault(): void }) => void): unknown;
-  setWindowOpenHandler(handler: (details: { url: string }) => { action: 'deny' }): void;
-}
-
-/** The parts of Electron's Session this module uses. */
-export interface SessionLike {
-  setPermissionRequestHandler(handler: (webContents: unknown, permission: string, callback: (granted: boolean) => void) => void): void;
-  setPermissionCheckHandler(handler: (webContents: unknown, permission: string) => boolean): void;
-}
 
 export const ALLOWED_PERMISSIONS: ReadonlySet<string> = new Set(['notifications']);
 
@@ -39,7 +28,7 @@ export function isSafeExternalUrl(url: string): boolean {
 }
 
 export function applyWindowSecurity(webContents: WebContentsLike, policy: { origin: string; openExternal(url: string): void }): void {
-  const keepInside = (event: { preventDefault(): void }, url: string): void => {
+  const keepInside = (event: PreventableEvent, url: string): void => {
     if (sameOrigin(url, policy.origin)) return;
     event.preventDefault();
     if (isSafeExternalUrl(url)) policy.openExternal(url);

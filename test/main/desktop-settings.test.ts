@@ -1,8 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../server';
-import { changeSettings, configOverrides, DEFAULT_SETTINGS, lanUrls, readSettings, writeSettings } from '../../main/modules/desktop-settings';
+import { changeSettings, configOverrides, DEFAULT_SETTINGS, lanUrls, readSettings, SettingsStore, writeSettings } from '../../main/modules/desktop-settings';
 import { makeTempDir } from '../support/temp';
 
 let temp: ReturnType<typeof makeTempDir>;
@@ -69,5 +70,27 @@ describe('settings file', () => {
 
   it('refuses an unknown notification level', () => {
     expect(() => changeSettings(DEFAULT_SETTINGS, { notifications: 'loud' as never }, newKey)).toThrow(/unknown notification level/);
+  });
+});
+
+describe('SettingsStore', () => {
+  it('starts from the saved settings', () => {
+    const file = path.join(temp.dir, 'desktop-settings.json');
+    writeSettings(file, { ...DEFAULT_SETTINGS, notifications: 'off' });
+    expect(new SettingsStore(file, newKey).current.notifications).toBe('off');
+  });
+
+  it('saves a change, and has acted on it when the update returns', async () => {
+    const file = path.join(temp.dir, 'desktop-settings.json');
+    const store = new SettingsStore(file, newKey);
+    const seen: string[] = [];
+    store.onChange(async (before, after) => {
+      await delay(20);
+      seen.push(`${before.lanAccess} → ${after.lanAccess}`);
+    });
+    const after = await store.update({ lanAccess: true });
+    expect(seen).toEqual(['false → true']);
+    expect(readSettings(file)).toEqual(after);
+    expect(store.current).toEqual(after);
   });
 });

@@ -1,6 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { ReviewRecord } from '../../server';
-import { type Announcement, BurstCoalescer, createReviewNotifier, notificationContent, shouldAnnounce } from '../../main/modules/notifications';
+import { type Announcement, BurstCoalescer, createReviewNotifier, notificationContent, notifications, shouldAnnounce } from '../../main/modules/notifications';
+import { type DesktopOnFakes, desktopOnFakes } from '../support/electron-fakes';
 
 /** Timers the test advances by hand. */
 function manualTimers() {
@@ -161,5 +162,45 @@ describe('createReviewNotifier', () => {
     const high = setup('critical_and_high');
     high.notifier.reviewCreated(review('high'));
     expect(high.shown.map((n) => n.title)).toEqual(['High-urgency review: refund']);
+  });
+});
+
+describe('the notifications module', () => {
+  let desktop: DesktopOnFakes;
+  afterEach(() => desktop.close());
+
+  async function enabled(options: { notificationsSupported?: boolean } = {}) {
+    desktop = await desktopOnFakes(options);
+    await desktop.enable(notifications);
+    const requested: Array<number | null> = [];
+    desktop.ctx.events.on('window.requested', ({ reviewId }) => requested.push(reviewId));
+    return { ...desktop, requested };
+  }
+
+  it('a critical review raises a notification whose click asks for the window on that review', async () => {
+    const { ctx, electron, requested } = await enabled();
+    const urgent = review('critical');
+    ctx.events.emit('review.created', review('medium'));
+    ctx.events.emit('review.created', urgent);
+    expect(electron.shownNotifications.map((n) => n.content)).toEqual([
+      { title: 'Critical review: refund', body: expect.stringContaining('Refund order 1042'), icon: ctx.files.icon },
+    ]);
+    electron.shownNotifications[0].click();
+    expect(requested).toEqual([urgent.id]);
+  });
+
+  it('follows the setting as it is changed', async () => {
+    const { ctx, electron } = await enabled();
+    await ctx.settings.update({ notifications: 'off' });
+    ctx.events.emit('review.created', review('critical'));
+    await ctx.settings.update({ notifications: 'critical_and_high' });
+    ctx.events.emit('review.created', review('high'));
+    expect(electron.shownNotifications.map((n) => n.content.title)).toEqual(['High-urgency review: refund']);
+  });
+
+  it('stays silent where the system cannot show notifications', async () => {
+    const { ctx, electron } = await enabled({ notificationsSupported: false });
+    ctx.events.emit('review.created', review('critical'));
+    expect(electron.shownNotifications).toEqual([]);
   });
 });

@@ -92,6 +92,14 @@ export async function storedReviewCount(baseUrl: string): Promise<number> {
   return (await call(baseUrl, 'GET', '/reviews')).body.total;
 }
 
+/** Whether a server answers at `baseUrl`: false once it has stopped listening. */
+export async function isServing(baseUrl: string): Promise<boolean> {
+  return fetch(`${baseUrl}/health`).then(
+    (response) => response.ok,
+    () => false,
+  );
+}
+
 export async function reviewStatus(baseUrl: string, reviewId: number): Promise<string> {
   return (await call(baseUrl, 'GET', `/reviews/${reviewId}`)).body.status;
 }
