@@ -25,6 +25,8 @@ const HEALTH_ONLY_CONNECTIONS = 8;
 const RESERVED_DESCRIPTORS = 64;
 /** Connections that are not waiting for a decision: the dashboards, uploads, reads. */
 const OTHER_CONNECTIONS = 1_024;
+/** At most this share of the descriptors left for sockets goes to those the process opens itself. */
+const OUTGOING_SHARE = 1 / 4;
 
 /** The soft limit on open files (`ulimit -n`), where the system says it; null where it does not. */
 function openFileLimit(): number | null {
@@ -36,14 +38,37 @@ function openFileLimit(): number | null {
   }
 }
 
+/** What the process needs descriptors for besides its client connections. */
+export interface DescriptorNeeds {
+  /** `max_waiting_requests`: agents each holding a connection while they wait. */
+  maxWaitingRequests: number;
+  /** Sockets the process opens itself at once (webhook deliveries), as `outgoingSocketsFor` granted them. */
+  outgoingSockets: number;
+}
+
+/** Descriptors left for sockets, client or outgoing, once the reserved ones are set aside. */
+function socketDescriptors(fileLimit: number): number {
+  return fileLimit - RESERVED_DESCRIPTORS - HEALTH_ONLY_CONNECTIONS;
+}
+
+/**
+ * How many sockets of its own (webhook deliveries) the process may hold at once: `wanted`, unless
+ * the open-file limit is so low that they would crowd out the client connections.
+ */
+export function outgoingSocketsFor(wanted: number, fileLimit: number | null = openFileLimit()): number {
+  if (fileLimit === null) return wanted;
+  return Math.max(1, Math.min(wanted, Math.floor(socketDescriptors(fileLimit) * OUTGOING_SHARE)));
+}
+
 /**
  * The limits of the API: room for every agent `max_waiting_requests` lets wait plus the rest,
  * but never so many connections that accepting one more fails for want of a file descriptor —
- * which refuses everyone, `/health` included, with no answer at all.
+ * which refuses everyone, `/health` included, with no answer at all. The sockets the process
+ * opens itself come out of the same descriptors.
  */
-export function connectionLimitsFor(maxWaitingRequests: number, fileLimit: number | null = openFileLimit()): ConnectionLimits {
-  const wanted = maxWaitingRequests + OTHER_CONNECTIONS;
-  const affordable = fileLimit === null ? wanted : fileLimit - RESERVED_DESCRIPTORS - HEALTH_ONLY_CONNECTIONS;
+export function connectionLimitsFor(needs: DescriptorNeeds, fileLimit: number | null = openFileLimit()): ConnectionLimits {
+  const wanted = needs.maxWaitingRequests + OTHER_CONNECTIONS;
+  const affordable = fileLimit === null ? wanted : socketDescriptors(fileLimit) - needs.outgoingSockets;
   return {
     maxConnections: Math.max(1, Math.min(wanted, affordable)),
     headersTimeoutMs: 10_000,

@@ -8,7 +8,7 @@ import { makeTempDir } from '../support/temp';
 
 /** Low enough that a test can reach it; the server derives its connection cap from it. */
 const OPEN_FILE_LIMIT = 256;
-const CAP = connectionLimitsFor(10_000, OPEN_FILE_LIMIT).maxConnections;
+const CAP = connectionLimitsFor({ maxWaitingRequests: 10_000, outgoingSockets: 0 }, OPEN_FILE_LIMIT).maxConnections;
 
 let temp: ReturnType<typeof makeTempDir>;
 let server: RunningCli;
