@@ -399,9 +399,12 @@ function listen(connections: ClientConnections, host: string, port: number, log:
       reject(error.code === 'EADDRINUSE' ? new PortInUseError(host, port) : error);
     };
     server.once('error', onError);
-    server.listen(port, host, () => {
+    // No deeper than the connections' burst reserve: one round of accepting takes in the whole backlog.
+    server.listen({ port, host, backlog: connections.limits.burstReserve }, () => {
       server.off('error', onError);
       const actualPort = (server.address() as AddressInfo).port;
+      // Accepting can fail for a moment (the system out of descriptors or memory); unheard, the error would end the process.
+      server.on('error', (error: NodeJS.ErrnoException) => log.warn('could not accept a connection', { port: actualPort, code: error.code }));
       const shownHost = host.includes(':') ? `[${host}]` : host;
       resolve({
         url: `http://${shownHost}:${actualPort}`,

@@ -9,8 +9,13 @@ import { answerAfterBody } from './unread-body';
  * its own limit says, once its request has arrived.
  */
 export interface ConnectionLimits {
-  /** Most client connections held; past it idle ones make room, busy ones are refused with 503. */
+  /** Most connections with a request under way; past it a new request gets 503 (`/health` is still answered). */
   maxConnections: number;
+  /**
+   * Connections held past `maxConnections`, idle ones or those of a burst not yet read, and the
+   * listen backlog: one round of accepting takes in about that many at once.
+   */
+  burstReserve: number;
   /** From a connection's first byte (or its previous answer) to the end of the request's headers. */
   headersTimeoutMs: number;
   /** From the first byte to the end of the body: an upload of max_attachment_bytes must fit in it. */
@@ -19,14 +24,16 @@ export interface ConnectionLimits {
   keepAliveTimeoutMs: number;
 }
 
-/** Past the cap, a few more connections are let in for `/health` alone: a monitor still sees the server. */
-const HEALTH_ONLY_CONNECTIONS = 8;
-/** Descriptors kept for what is not a client connection: the database, attachments, logs, pipes. */
+/** Descriptors kept for what is not a socket: the database, attachments, logs, pipes. */
 const RESERVED_DESCRIPTORS = 64;
 /** Connections that are not waiting for a decision: the dashboards, uploads, reads. */
 const OTHER_CONNECTIONS = 1_024;
 /** At most this share of the descriptors left for sockets goes to those the process opens itself. */
 const OUTGOING_SHARE = 1 / 4;
+/** This share of the descriptors left for client connections is kept for a burst of them. */
+const BURST_SHARE = 1 / 4;
+/** Node's own listen backlog, and so the largest burst kept for. */
+const MAX_BURST = 511;
 
 /** The soft limit on open files (`ulimit -n`), where the system says it; null where it does not. */
 function openFileLimit(): number | null {
@@ -48,7 +55,7 @@ export interface DescriptorNeeds {
 
 /** Descriptors left for sockets, client or outgoing, once the reserved ones are set aside. */
 function socketDescriptors(fileLimit: number): number {
-  return fileLimit - RESERVED_DESCRIPTORS - HEALTH_ONLY_CONNECTIONS;
+  return fileLimit - RESERVED_DESCRIPTORS;
 }
 
 /**
@@ -62,15 +69,19 @@ export function outgoingSocketsFor(wanted: number, fileLimit: number | null = op
 
 /**
  * The limits of the API: room for every agent `max_waiting_requests` lets wait plus the rest,
- * but never so many connections that accepting one more fails for want of a file descriptor —
- * which refuses everyone, `/health` included, with no answer at all. The sockets the process
- * opens itself come out of the same descriptors.
+ * but never so many connections that accepting one more fails for want of a file descriptor.
+ * That failure refuses with no answer at all: the system's accept fails, and Node's event loop
+ * then accepts and closes every connection waiting to be accepted, an agent's request among them.
+ * So the descriptors left once the sockets the process opens itself are counted hold the
+ * connections plus a reserve for a burst of them, and the listen backlog is no deeper than it.
  */
 export function connectionLimitsFor(needs: DescriptorNeeds, fileLimit: number | null = openFileLimit()): ConnectionLimits {
   const wanted = needs.maxWaitingRequests + OTHER_CONNECTIONS;
-  const affordable = fileLimit === null ? wanted : socketDescriptors(fileLimit) - needs.outgoingSockets;
+  const forClients = fileLimit === null ? null : socketDescriptors(fileLimit) - needs.outgoingSockets;
+  const burstReserve = forClients === null ? MAX_BURST : Math.max(1, Math.min(MAX_BURST, Math.floor(forClients * BURST_SHARE)));
   return {
-    maxConnections: Math.max(1, Math.min(wanted, affordable)),
+    maxConnections: Math.max(1, forClients === null ? wanted : Math.min(wanted, forClients - burstReserve)),
+    burstReserve,
     headersTimeoutMs: 10_000,
     requestTimeoutMs: 120_000,
     keepAliveTimeoutMs: 5_000,
@@ -78,10 +89,10 @@ export function connectionLimitsFor(needs: DescriptorNeeds, fileLimit: number | 
 }
 
 interface Connection {
-  /** Requests received on it and not yet answered. */
+  /** Requests received on it and not yet answered, refusals included. */
   unanswered: Set<http.ServerResponse>;
-  /** Let in past the cap: only `/health` is answered on it. */
-  healthOnly: boolean;
+  /** The turn in which it last fell idle: when it was accepted, or its last answer went out. */
+  idleSince: number;
 }
 
 type RequestListener = (req: http.IncomingMessage, res: http.ServerResponse) => void;
@@ -110,24 +121,50 @@ function refuseConnection(socket: Socket, detail: string): void {
   socket.destroySoon();
 }
 
+const isHealthCheck = (req: http.IncomingMessage): boolean => req.method === 'GET' && req.url === '/health';
+
 /**
- * The client connections of one server: it caps them (an idle one makes room for a new one;
- * past the cap only `/health` is served), bounds how long a request may take to arrive, and
- * drains them on shutdown: from then on no request is taken on any connection (a 503 with
- * `Connection: close`), every request already taken is answered, and only then does a
- * connection close.
+ * A connection that fell idle this many turns (rounds of the event loop's I/O) ago or more has had
+ * a whole round since: had its client sent a request, it would have been read by then. One newer
+ * may have a request waiting to be read, which closing it would reset, unanswered.
+ */
+const TURNS_TO_SEND = 2;
+
+/**
+ * The client connections of one server: it caps those with a request under way (past the cap a
+ * new request is refused with 503; `/health` is always answered), holds idle ones up to a reserve
+ * past the cap, bounds how long a request may take to arrive, and drains them on shutdown: from
+ * then on no request is taken on any connection (a 503 with `Connection: close`), every request
+ * already taken is answered, and only then does a connection close.
+ *
+ * Node cannot stop accepting for a while: a listening handle has no pause, and
+ * `server.maxConnections` closes what it would not take, unanswered. Whatever arrives is accepted,
+ * each connection a file descriptor, so the descriptors hold the cap plus a reserve as deep as the
+ * listen backlog (`connectionLimitsFor`). Only once that is full does a new connection take the
+ * place of the one idle the longest, one that never carried a request first, and only of one that
+ * has had its turn to send a request: closing connections at once, as they were accepted, closed
+ * those of the same burst whose requests had arrived but not yet been read, an agent's among a
+ * flood of idle ones. With none such, the new connection is refused with 503.
  */
 export class ClientConnections {
   private readonly open = new Map<Socket, Connection>();
+  /** Idle connections that never carried a request, longest idle first. */
+  private readonly idleUnused = new Map<Socket, Connection>();
+  /** Idle connections kept alive after an answer, longest idle first. */
+  private readonly idleKeptAlive = new Map<Socket, Connection>();
   /** Requests received and not answered yet, on every connection. */
   private unanswered = 0;
   private draining = false;
   private settledListeners: Array<() => void> = [];
+  /** Rounds of the event loop's I/O, counted while connections that fell idle wait for theirs (`TURNS_TO_SEND`). */
+  private turn = 0;
+  private turnsToCount = 0;
+  private turnEnding = false;
 
   /** `server` must have been created with `serverTimeouts(limits)` and no request listener: `app` becomes it. */
   constructor(
     readonly server: http.Server,
-    private readonly limits: ConnectionLimits,
+    readonly limits: ConnectionLimits,
     app: RequestListener,
   ) {
     server.on('connection', (socket: Socket) => this.admit(socket));
@@ -136,20 +173,18 @@ export class ClientConnections {
 
   private listener(app: RequestListener): RequestListener {
     return (req, res) => {
+      // A refusal too waits for the request's body: closed with it unread, the connection is reset and the answer lost.
+      answerAfterBody(req, res);
       const connection = this.open.get(req.socket);
       if (!connection) return refuse(res, 503, 'this connection is being closed; retry on a new one', 1);
+      const busy = this.busyConnections();
+      this.taken(req.socket, connection, res);
       if (this.draining) {
         return refuse(res, 503, 'the server is shutting down; this request was not processed — retry shortly', 5);
       }
-      if (connection.healthOnly && !(req.method === 'GET' && req.url === '/health')) {
+      if (busy >= this.limits.maxConnections && !isHealthCheck(req)) {
         return refuse(res, 503, `the server holds its maximum of ${this.limits.maxConnections} connections, all busy; retry shortly`, 5);
       }
-      connection.unanswered.add(res);
-      this.unanswered += 1;
-      const done = (): void => this.answered(req.socket, connection, res);
-      res.once('finish', done);
-      res.once('close', done);
-      answerAfterBody(req, res);
       app(req, res);
     };
   }
@@ -185,39 +220,87 @@ export class ClientConnections {
 
   private admit(socket: Socket): void {
     if (this.draining) return void socket.destroy();
-    let healthOnly = false;
-    if (this.open.size >= this.limits.maxConnections && !this.evictIdle()) {
-      if (this.open.size >= this.limits.maxConnections + HEALTH_ONLY_CONNECTIONS) {
-        return refuseConnection(socket, `the server holds its maximum of ${this.limits.maxConnections} connections, all busy; retry shortly`);
-      }
-      healthOnly = true;
+    if (this.open.size >= this.limits.maxConnections + this.limits.burstReserve) {
+      const idle = this.longestIdleClosable();
+      if (!idle) return refuseConnection(socket, `the server holds its maximum of ${this.limits.maxConnections} connections, all busy; retry shortly`);
+      this.close(idle);
     }
-    this.open.set(socket, { unanswered: new Set(), healthOnly });
-    // Its unanswered requests are counted off as their responses close with it.
-    socket.once('close', () => this.open.delete(socket));
+    const connection: Connection = { unanswered: new Set(), idleSince: this.turn };
+    this.open.set(socket, connection);
+    this.fellIdle(socket, connection, this.idleUnused);
+    socket.once('close', () => this.forget(socket));
   }
 
-  /** Closes the oldest connection that has no request under way (the map keeps them in the order they came). */
-  private evictIdle(): boolean {
-    for (const [socket, connection] of this.open) {
-      if (connection.unanswered.size === 0 && !connection.healthOnly) {
-        this.open.delete(socket);
-        socket.destroy();
-        return true;
-      }
-    }
-    return false;
+  private busyConnections(): number {
+    return this.open.size - this.idleUnused.size - this.idleKeptAlive.size;
+  }
+
+  private taken(socket: Socket, connection: Connection, res: http.ServerResponse): void {
+    this.idleUnused.delete(socket);
+    this.idleKeptAlive.delete(socket);
+    connection.unanswered.add(res);
+    this.unanswered += 1;
+    const done = (): void => this.answered(socket, connection, res);
+    res.once('finish', done);
+    res.once('close', done);
   }
 
   private answered(socket: Socket, connection: Connection, res: http.ServerResponse): void {
     if (!connection.unanswered.delete(res)) return;
     this.unanswered -= 1;
-    if (!this.draining) return;
+    if (!this.draining) {
+      if (connection.unanswered.size === 0 && this.open.has(socket)) this.fellIdle(socket, connection, this.idleKeptAlive);
+      return;
+    }
     if (connection.unanswered.size === 0) socket.destroySoon();
     if (this.unanswered > 0) return;
     const listeners = this.settledListeners;
     this.settledListeners = [];
     for (const listener of listeners) listener();
+  }
+
+  /** Files `socket` as idle since this turn, the newest of `idle`, and has turns counted until it may be closed. */
+  private fellIdle(socket: Socket, connection: Connection, idle: Map<Socket, Connection>): void {
+    connection.idleSince = this.turn;
+    idle.set(socket, connection);
+    this.turnsToCount = TURNS_TO_SEND;
+    this.endTurnSoon();
+  }
+
+  /** Ends the turn once this round of I/O is over (`setImmediate` runs right after it). */
+  private endTurnSoon(): void {
+    if (this.turnEnding) return;
+    this.turnEnding = true;
+    setImmediate(() => {
+      this.turnEnding = false;
+      this.endTurn();
+    });
+  }
+
+  private endTurn(): void {
+    this.turn += 1;
+    this.turnsToCount -= 1;
+    if (this.turnsToCount > 0) this.endTurnSoon();
+  }
+
+  /** The connection idle the longest, one that never carried a request first, if it has had its turn to send one. */
+  private longestIdleClosable(): Socket | undefined {
+    for (const idle of [this.idleUnused, this.idleKeptAlive]) {
+      const [oldest] = idle;
+      if (oldest && oldest[1].idleSince <= this.turn - TURNS_TO_SEND) return oldest[0];
+    }
+    return undefined;
+  }
+
+  private close(socket: Socket): void {
+    this.forget(socket);
+    socket.destroy();
+  }
+
+  private forget(socket: Socket): void {
+    this.open.delete(socket);
+    this.idleUnused.delete(socket);
+    this.idleKeptAlive.delete(socket);
   }
 }
 
