@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import type { Socket } from 'node:net';
-import { answerAfterBody } from './unread-body';
+import { answerAfterBody, MAX_DROPPED_BYTES, STALLED_BODY_MS } from './unread-body';
 
 /**
  * How long a client may take over its request, and how many connections the server holds.
@@ -111,17 +111,64 @@ function refuse(res: http.ServerResponse, status: number, detail: string, retryA
   res.end(body);
 }
 
-function refuseConnection(socket: Socket, detail: string): void {
-  const body = JSON.stringify({ type: 'about:blank', title: 'Service Unavailable', status: 503, detail });
-  socket.on('error', () => undefined);
-  socket.end(
-    'HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/problem+json\r\nRetry-After: 5\r\nConnection: close\r\n' +
-      `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+/** A problem document as the bytes of an HTTP/1.1 answer that closes the connection, for a socket Node's HTTP server does not answer on. */
+function rawProblem(status: number, detail: string, extraHeaders = ''): string {
+  const body = JSON.stringify({ type: 'about:blank', title: http.STATUS_CODES[status], status, detail });
+  return (
+    `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/problem+json\r\nCache-Control: no-store\r\n` +
+    `X-Content-Type-Options: nosniff\r\n${extraHeaders}Connection: close\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
   );
+}
+
+function refuseConnection(socket: Socket, detail: string): void {
+  socket.on('error', () => undefined);
+  socket.end(rawProblem(503, detail, 'Retry-After: 5\r\n'));
   socket.destroySoon();
 }
 
 const isHealthCheck = (req: http.IncomingMessage): boolean => req.method === 'GET' && req.url === '/health';
+
+/** What Node's parser says of a request it could not read, as an answer: status and detail. */
+function unreadableAnswer(error: NodeJS.ErrnoException): [number, string] {
+  switch (error.code) {
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return [408, 'the request did not arrive in time; nothing was processed'];
+    case 'HPE_HEADER_OVERFLOW':
+      return [431, 'the request headers are too large; nothing was processed'];
+    case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
+      return [413, 'the chunk extensions of the request body are too large; nothing was processed'];
+    case 'HPE_INVALID_URL':
+      return [400, 'the request target holds a character not allowed there (percent-encode anything but printable ASCII); nothing was processed'];
+    default:
+      return [400, `the request is not valid HTTP/1.1 (${error.code ?? 'unreadable'}); nothing was processed`];
+  }
+}
+
+/**
+ * Answers on `socket` with a problem document and closes it once the client has sent the rest
+ * of its request, or stopped sending, or sent too much: closed with data unread, the connection
+ * would be reset, and a reset can destroy the answer before the client reads it.
+ */
+function answerThenClose(socket: Socket, status: number, detail: string, deadlineMs: number): void {
+  socket.end(rawProblem(status, detail));
+  // A connection that never sent a byte (one that timed out silent) has nothing to be reset over.
+  if (socket.bytesRead === 0) return void socket.destroySoon();
+  let dropped = 0;
+  const close = (): void => void socket.destroy();
+  const stalled = setTimeout(close, STALLED_BODY_MS);
+  const deadline = setTimeout(close, deadlineMs);
+  socket.on('data', (chunk: Buffer) => {
+    dropped += chunk.length;
+    if (dropped > MAX_DROPPED_BYTES) close();
+    else stalled.refresh();
+  });
+  // The client has sent all it will: nothing is left to reset over.
+  socket.once('end', close);
+  socket.once('close', () => {
+    clearTimeout(stalled);
+    clearTimeout(deadline);
+  });
+}
 
 /**
  * A connection that fell idle this many turns (rounds of the event loop's I/O) ago or more has had
@@ -152,6 +199,8 @@ export class ClientConnections {
   private readonly idleUnused = new Map<Socket, Connection>();
   /** Idle connections kept alive after an answer, longest idle first. */
   private readonly idleKeptAlive = new Map<Socket, Connection>();
+  /** Connections whose request could not be read, answered and closing: neither idle nor busy. */
+  private readonly unreadableAnswered = new Set<Socket>();
   /** Requests received and not answered yet, on every connection. */
   private unanswered = 0;
   private draining = false;
@@ -169,6 +218,24 @@ export class ClientConnections {
   ) {
     server.on('connection', (socket: Socket) => this.admit(socket));
     server.on('request', this.listener(app));
+    server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => this.unreadable(error, socket));
+  }
+
+  /**
+   * A request Node's parser could not read: answered with a problem document (Node's own answer
+   * is a bare status line) once, however often the parser says so again as the rest arrives.
+   */
+  private unreadable(error: NodeJS.ErrnoException, socket: Socket): void {
+    if (this.unreadableAnswered.has(socket)) return;
+    const connection = this.open.get(socket);
+    // Nor answered in the middle of another answer.
+    if (!connection || error.code === 'ECONNRESET' || !socket.writable || connection.unanswered.size > 0) return void socket.destroy();
+    // Not closed to make room while its answer goes out.
+    this.unreadableAnswered.add(socket);
+    this.idleUnused.delete(socket);
+    this.idleKeptAlive.delete(socket);
+    const [status, detail] = unreadableAnswer(error);
+    answerThenClose(socket, status, detail, this.limits.headersTimeoutMs);
   }
 
   private listener(app: RequestListener): RequestListener {
@@ -232,7 +299,7 @@ export class ClientConnections {
   }
 
   private busyConnections(): number {
-    return this.open.size - this.idleUnused.size - this.idleKeptAlive.size;
+    return this.open.size - this.idleUnused.size - this.idleKeptAlive.size - this.unreadableAnswered.size;
   }
 
   private taken(socket: Socket, connection: Connection, res: http.ServerResponse): void {
@@ -301,6 +368,7 @@ export class ClientConnections {
     this.open.delete(socket);
     this.idleUnused.delete(socket);
     this.idleKeptAlive.delete(socket);
+    this.unreadableAnswered.delete(socket);
   }
 }
 
