@@ -228,8 +228,9 @@ export class ClientConnections {
   private unreadable(error: NodeJS.ErrnoException, socket: Socket): void {
     if (this.unreadableAnswered.has(socket)) return;
     const connection = this.open.get(socket);
-    // Nor answered in the middle of another answer.
-    if (!connection || error.code === 'ECONNRESET' || !socket.writable || connection.unanswered.size > 0) return void socket.destroy();
+    // Not answered in the middle of another answer (a request that took too long may have none yet: Node's own answers it too).
+    const answering = connection && [...connection.unanswered].some((res) => res.headersSent);
+    if (!connection || answering || error.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
     // Not closed to make room while its answer goes out.
     this.unreadableAnswered.add(socket);
     this.idleUnused.delete(socket);
