@@ -35,8 +35,10 @@ const ON_POSTGRES = [
   'test/http/workflows.test.ts',
   'test/cli/durability.test.ts',
   'test/cli/hosted.test.ts',
+  'test/cli/out-of-files.test.ts',
   'test/cli/scale-out.test.ts',
   'test/cli/status-and-logs.test.ts',
+  'test/cli/webhook-flood.test.ts',
 ];
 
 export default defineConfig({

@@ -41,7 +41,7 @@ import type { Policy } from './domain/policy';
 import { AttachmentFiles } from './storage/attachment-files';
 import { createApp } from './http/app';
 import type { Exposure } from './http/protection';
-import { type ClientConnections, type ConnectionLimits, connectionLimitsFor } from './http/connections';
+import { type ClientConnections, type ConnectionLimits, connectionLimitsFor, outgoingSocketsFor } from './http/connections';
 import { httpServerFor } from './http/express-server';
 import { EventStreams } from './http/event-stream';
 import { createDashboardApp } from './dashboard/app';
@@ -82,6 +82,8 @@ export interface Services {
   webhooks: WebhookService;
   /** Sends what the outbox owes webhook endpoints (hosted edition); a test that sets the clock wakes it. */
   webhookDispatcher: WebhookDispatcher | undefined;
+  /** Sockets the process may open itself at once (the dispatcher's deliveries): they share the client connections' descriptors. */
+  outgoingSockets: number;
   /** The review policy in force. */
   policy(): Policy;
   /** Puts a reloaded policy in force for new reviews and the next expiries; waiting agents are untouched. */
@@ -123,7 +125,7 @@ export async function openServices(config: Config, log: Logger, { clock = Date.n
   });
   const webhookTargets = { allowPrivate: config.webhook_allow_private_targets, allowHttp: config.webhook_allow_http };
   let dispatcher: WebhookDispatcher | undefined;
-  const webhooks = new WebhookService(webhookStore, unitOfWork, webhookTargets, clock, () => dispatcher?.wake());
+  const webhooks = new WebhookService(webhookStore, unitOfWork, webhookTargets, config.max_webhooks_per_organization, clock, () => dispatcher?.wake());
   const waiters = new DecisionWaiters(feed);
   const models = defineModels(db.sequelize);
   const reviewStore = new ReviewStore(db, models);
@@ -172,10 +174,14 @@ export async function openServices(config: Config, log: Logger, { clock = Date.n
   const expiry = new ReviewExpiry({ store: reviewStore, oneAtATime: exclusive, deciding: reviews.deciding, reading: reviews.reading, feed, policy: currentPolicy, log, clock });
   await expiry.start();
   if (!hostedEdition) await webhookStore.syncInstallationWebhooks(config.webhooks, clock());
+  const deliveryLimits = { inFlight: outgoingSocketsFor(config.webhook_max_in_flight), inFlightPerOrganization: config.webhook_max_in_flight_per_organization };
   dispatcher =
     hostedEdition || config.webhooks.length > 0
-    ? new WebhookDispatcher({ webhooks: webhookStore, unitOfWork, feed, scheduleSeconds: config.webhook_retry_schedule, targets: webhookTargets, log, clock })
+    ? new WebhookDispatcher({ webhooks: webhookStore, unitOfWork, feed, scheduleSeconds: config.webhook_retry_schedule, limits: deliveryLimits, targets: webhookTargets, log, clock })
     : undefined;
+  if (dispatcher && deliveryLimits.inFlight < config.webhook_max_in_flight) {
+    log.warn('webhook deliveries in flight limited by the open-file limit', { webhook_max_in_flight: config.webhook_max_in_flight, allowed: deliveryLimits.inFlight });
+  }
   await dispatcher?.start();
   const relay = db.dialect === 'postgres' ? await relayFromOtherProcesses(config.database_url, outbox, feed, reviews.waiting, log) : undefined;
   return {
@@ -198,6 +204,7 @@ export async function openServices(config: Config, log: Logger, { clock = Date.n
     workflows,
     webhooks,
     webhookDispatcher: dispatcher,
+    outgoingSockets: dispatcher ? deliveryLimits.inFlight : 0,
     policy: currentPolicy,
     replacePolicy: (next) => {
       policy = next;
@@ -360,7 +367,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   });
   let listening: Listening;
   try {
-    const limits = { ...connectionLimitsFor(config.max_waiting_requests), ...options.connectionLimits };
+    const limits = { ...connectionLimitsFor({ maxWaitingRequests: config.max_waiting_requests, outgoingSockets: services.outgoingSockets }), ...options.connectionLimits };
     listening = await listen(httpServerFor(app, limits), config.api_host, config.api_port, log);
   } catch (error) {
     await services.close();
@@ -395,7 +402,7 @@ export async function startDashboard(config: Config, options: { apiUrl: string; 
   const log = options.log ?? silentLogger;
   const exposure = exposureOf(config, 'dashboard_host');
   const app = createDashboardApp({ apiUrl: options.apiUrl, log, staticDir: options.staticDir, exposure, trustedProxies: config.trusted_proxies });
-  const limits = connectionLimitsFor(config.max_waiting_requests);
+  const limits = connectionLimitsFor({ maxWaitingRequests: config.max_waiting_requests, outgoingSockets: 0 });
   const listening = await listen(httpServerFor(app, limits), config.dashboard_host, config.dashboard_port, log);
   warnIfOpenWithoutKey(exposure, log, 'the dashboard', listening, 'read and decide every review through it');
   return { url: listening.url, port: listening.port, close: () => listening.close(1_000) };
@@ -428,9 +435,12 @@ function listen(connections: ClientConnections, host: string, port: number, log:
       reject(error.code === 'EADDRINUSE' ? new PortInUseError(host, port) : error);
     };
     server.once('error', onError);
-    server.listen(port, host, () => {
+    // No deeper than the connections' burst reserve: one round of accepting takes in the whole backlog.
+    server.listen({ port, host, backlog: connections.limits.burstReserve }, () => {
       server.off('error', onError);
       const actualPort = (server.address() as AddressInfo).port;
+      // Accepting can fail for a moment (the system out of descriptors or memory); unheard, the error would end the process.
+      server.on('error', (error: NodeJS.ErrnoException) => log.warn('could not accept a connection', { port: actualPort, code: error.code }));
       const shownHost = host.includes(':') ? `[${host}]` : host;
       resolve({
         url: `http://${shownHost}:${actualPort}`,

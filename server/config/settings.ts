@@ -59,6 +59,12 @@ export interface Config {
   webhook_allow_http: boolean;
   /** Self-hosted edition: webhook endpoints that receive every event of the installation. */
   webhooks: ConfiguredWebhook[];
+  /** Webhook deliveries one API process sends at once (each holds a socket until answered or timed out). */
+  webhook_max_in_flight: number;
+  /** Of those, at most this many for one organization, so its slow endpoints cannot take every slot. */
+  webhook_max_in_flight_per_organization: number;
+  /** Hosted edition: webhook endpoints one organization may have; one more gets 409. */
+  max_webhooks_per_organization: number;
 }
 
 export type ConfigKey = keyof Config;
@@ -326,6 +332,19 @@ export const SETTINGS = [
     'Self-hosted edition: endpoints that receive every event, signed (Standard Webhooks) and retried, e.g. [{url: "https://hooks.example.com/greenlight", secret: "whsec_<base64 of 32 random bytes>", events: [review.decided]}]; events default to all.',
     configuredWebhooks,
   ),
+  setting(
+    'webhook_max_in_flight',
+    32,
+    'Webhook deliveries one API process sends at once; more wait their turn. Each holds an open file until answered (15 s at most), counted against the open-file limit.',
+    integerIn(1, 10_000),
+  ),
+  setting(
+    'webhook_max_in_flight_per_organization',
+    8,
+    'Of webhook_max_in_flight, the most one organization\'s endpoints may hold, so that endpoints which never answer cannot hold up everyone else\'s.',
+    integerIn(1, 10_000),
+  ),
+  setting('max_webhooks_per_organization', 50, 'Hosted edition: webhook endpoints one organization may have; creating one more gets 409.', integerIn(1, 100_000)),
   setting('routing', NO_POLICY, 'Review policy: routing rules, default reviewers and expiry (see the README). Reloaded on SIGHUP or greenlight reload.', policy),
 ] as const;
 

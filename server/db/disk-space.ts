@@ -1,14 +1,12 @@
 import fs from 'node:fs';
+import { errorCodes } from './system-errors';
 
 /** What a write that found the disk (or the user's quota) full fails with: the system's, or SQLite's. */
 const OUT_OF_SPACE = new Set(['ENOSPC', 'EDQUOT', 'SQLITE_FULL']);
 
 /** Whether `error` (or the driver error Sequelize wraps in it) says there was no room left on disk. */
 export function isOutOfSpace(error: unknown): boolean {
-  const codes = [error, (error as { original?: unknown })?.original, (error as { parent?: unknown })?.parent].map(
-    (candidate) => (candidate as { code?: unknown } | undefined)?.code,
-  );
-  return codes.some((code) => typeof code === 'string' && OUT_OF_SPACE.has(code));
+  return errorCodes(error).some((code) => OUT_OF_SPACE.has(code));
 }
 
 export interface DiskReport {

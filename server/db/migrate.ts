@@ -16,6 +16,7 @@ import * as routingRules from './migrations/0014-routing-rules';
 import * as workflows from './migrations/0015-workflows';
 import * as webhooks from './migrations/0016-webhooks';
 import * as auditHead from './migrations/0017-audit-head';
+import * as webhookDeliveryQueue from './migrations/0018-webhook-delivery-queue';
 
 /**
  * Listed explicitly rather than globbed so the same list works from TypeScript sources,
@@ -39,6 +40,7 @@ export const MIGRATIONS = [
   { name: '0015-workflows', up: workflows.up, down: workflows.down },
   { name: '0016-webhooks', up: webhooks.up, down: webhooks.down },
   { name: '0017-audit-head', up: auditHead.up, down: auditHead.down },
+  { name: '0018-webhook-delivery-queue', up: webhookDeliveryQueue.up, down: webhookDeliveryQueue.down },
 ];
 
 const MIGRATION_TABLE = 'schema_migrations';

@@ -3,7 +3,7 @@ import type { Database } from './database';
 import { organizationRows } from './organization-rows';
 import { isoTime } from './time';
 import { transactionOf } from './unit-of-work';
-import type { AttemptOutcome, ClaimedDelivery, ConfiguredWebhook, Tx, WebhookFields, WebhookRepository } from '../domain/ports';
+import type { AttemptOutcome, ClaimedDelivery, ConfiguredWebhook, DeliveryRoom, Tx, WebhookFields, WebhookRepository } from '../domain/ports';
 import type { WebhookDeliveryRecord, WebhookRecord } from '../domain/records';
 
 interface WebhookRow {
@@ -40,6 +40,35 @@ const COLUMNS = 'id, organization_id, url, events, description, is_active, disab
 const DELIVERY_COLUMNS = 'd.id, d.webhook_id, d.message_id, d.event_type, d.status, d.attempts, d.next_attempt_at, d.last_attempt_at, d.last_status_code, d.last_error, d.duration_ms, d.created_at';
 /** The longest error text kept with an attempt. */
 const MAX_ERROR = 500;
+
+/**
+ * The next delivery of every endpoint (the `webhook_deliveries_queue` index finds each), with its
+ * endpoint's organization: one at a time per endpoint, so only these can go out now.
+ */
+const HEADS_OF_QUEUES = `
+  SELECT d.id, d.next_attempt_at, d.claimed_until, d.webhook_id, w.organization_id
+  FROM webhooks w JOIN webhook_deliveries d ON d.id = (
+    SELECT head.id FROM webhook_deliveries head WHERE head.webhook_id = w.id AND head.status = 'pending'
+    ORDER BY head.next_attempt_at, head.id LIMIT 1)`;
+
+/** SQL conditions that leave out the endpoints and the organizations `room` has no place for; their values are numbers, written in. */
+function roomConditions(room: DeliveryRoom): string[] {
+  const full = [...room.organizations].filter(([, left]) => left <= 0).map(([organizationId]) => organizationId);
+  const fullOrganizations = full.filter((id) => id !== null).map(Number);
+  return [
+    room.busyEndpoints.length > 0 ? `webhook_id NOT IN (${room.busyEndpoints.map(Number).join(', ')})` : '',
+    full.includes(null) ? 'organization_id IS NOT NULL' : '',
+    fullOrganizations.length > 0 ? `(organization_id IS NULL OR organization_id NOT IN (${fullOrganizations.join(', ')}))` : '',
+  ].filter(Boolean);
+}
+
+/** How many more of its deliveries each organization may have sent now, as SQL over `organization_id`. */
+function shareLeft(room: DeliveryRoom): string {
+  const cases = [...room.organizations].map(([organizationId, left]) =>
+    organizationId === null ? `WHEN organization_id IS NULL THEN ${Number(left)}` : `WHEN organization_id = ${Number(organizationId)} THEN ${Number(left)}`,
+  );
+  return cases.length > 0 ? `CASE ${cases.join(' ')} ELSE ${Number(room.perOrganization)} END` : String(Number(room.perOrganization));
+}
 
 const timeOrNull = (value: number | null): string | null => (value === null ? null : isoTime(Number(value)));
 const numberOrNull = (value: number | null): number | null => (value === null ? null : Number(value));
@@ -88,6 +117,20 @@ export class WebhookStore implements WebhookRepository {
       transactionOf(tx),
     );
     return toWebhook({ ...row, id, disabled_reason: null });
+  }
+
+  async countForUpdate(tx: Tx, organizationId: number): Promise<number> {
+    const transaction = transactionOf(tx);
+    if (this.db.dialect === 'postgres') {
+      // NO KEY UPDATE, as the audit log's: the insert's foreign key takes KEY SHARE on the same row.
+      await this.db.sequelize.query('SELECT id FROM organizations WHERE id = $organizationId FOR NO KEY UPDATE', { bind: { organizationId }, transaction });
+    }
+    const [row] = await this.db.sequelize.query<{ count: number | string }>('SELECT COUNT(*) AS count FROM webhooks WHERE organization_id = $organizationId', {
+      bind: { organizationId },
+      type: QueryTypes.SELECT,
+      transaction,
+    });
+    return Number(row?.count ?? 0);
   }
 
   async list(organizationId: number): Promise<WebhookRecord[]> {
@@ -174,17 +217,33 @@ export class WebhookStore implements WebhookRepository {
     }
   }
 
-  async claimDue(now: number, claimedUntil: number, limit: number, busy: readonly number[]): Promise<ClaimedDelivery[]> {
-    const skipBusy = busy.length > 0 ? `AND webhook_id NOT IN (${busy.map(Number).join(', ')})` : '';
-    // PostgreSQL: processes claiming at once skip each other's rows rather than wait for them.
+  async claimDue(now: number, claimedUntil: number, room: DeliveryRoom): Promise<ClaimedDelivery[]> {
+    if (room.total <= 0) return [];
+    // Chosen by a read, outside the write that claims them: looking at every endpoint's queue takes
+    // a while with many endpoints, and SQLite's other writes would wait for it. The earliest due
+    // first, each organization up to what is left of its share, `total` in all.
+    const chosen = await this.db.sequelize.query<{ id: number }>(
+      `SELECT id FROM (
+         SELECT id, next_attempt_at, organization_id,
+           ROW_NUMBER() OVER (PARTITION BY organization_id ORDER BY next_attempt_at, id) AS place
+         FROM (${HEADS_OF_QUEUES}) heads
+         WHERE ${['next_attempt_at <= $now', '(claimed_until IS NULL OR claimed_until < $now)', ...roomConditions(room)].join(' AND ')}
+       ) due
+       WHERE place <= ${shareLeft(room)}
+       ORDER BY next_attempt_at, id LIMIT $total`,
+      { bind: { now, total: room.total }, type: QueryTypes.SELECT },
+    );
+    if (chosen.length === 0) return [];
+    // Claimed only as they still are: another process may have claimed, sent or rescheduled one
+    // since (PostgreSQL: one it is claiming right now is skipped rather than waited for).
     const skipLocked = this.db.dialect === 'postgres' ? 'FOR UPDATE SKIP LOCKED' : '';
     const claimed = await this.db.write((transaction) =>
       this.db.sequelize.query<{ id: number }>(
         `UPDATE webhook_deliveries SET claimed_until = $claimedUntil WHERE id IN (
-           SELECT id FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= $now AND (claimed_until IS NULL OR claimed_until < $now) ${skipBusy}
-           ORDER BY next_attempt_at, id LIMIT $limit ${skipLocked})
+           SELECT id FROM webhook_deliveries WHERE id IN (${chosen.map((row) => Number(row.id)).join(', ')})
+             AND status = 'pending' AND next_attempt_at <= $now AND (claimed_until IS NULL OR claimed_until < $now) ${skipLocked})
          RETURNING id`,
-        { bind: { now, claimedUntil, limit }, type: QueryTypes.SELECT, transaction },
+        { bind: { now, claimedUntil }, type: QueryTypes.SELECT, transaction },
       ),
     );
     if (claimed.length === 0) return [];
@@ -205,10 +264,14 @@ export class WebhookStore implements WebhookRepository {
     }));
   }
 
-  async nextDue(): Promise<number | null> {
-    const [row] = await this.db.sequelize.query<{ due: number | null }>("SELECT MIN(next_attempt_at) AS due FROM webhook_deliveries WHERE status = 'pending'", {
-      type: QueryTypes.SELECT,
-    });
+  async nextDue(now: number, room: DeliveryRoom): Promise<number | null> {
+    // Another process's claim runs out when that process died: then this one takes the delivery over.
+    const conditions = roomConditions(room);
+    const [row] = await this.db.sequelize.query<{ due: number | null }>(
+      `SELECT MIN(CASE WHEN claimed_until >= $now THEN claimed_until ELSE next_attempt_at END) AS due
+       FROM (${HEADS_OF_QUEUES}) heads${conditions.length > 0 ? ` WHERE ${conditions.join(' AND ')}` : ''}`,
+      { bind: { now }, type: QueryTypes.SELECT },
+    );
     return row?.due === null || row?.due === undefined ? null : Number(row.due);
   }
 
@@ -216,13 +279,6 @@ export class WebhookStore implements WebhookRepository {
     if (this.db.dialect !== 'sqlite') return;
     await this.db.write((transaction) =>
       this.db.sequelize.query("UPDATE webhook_deliveries SET claimed_until = NULL WHERE status = 'pending' AND claimed_until IS NOT NULL", { transaction }),
-    );
-  }
-
-  async release(deliveryIds: readonly number[]): Promise<void> {
-    if (deliveryIds.length === 0) return;
-    await this.db.write((transaction) =>
-      this.db.sequelize.query('UPDATE webhook_deliveries SET claimed_until = NULL WHERE id IN (:ids)', { replacements: { ids: [...deliveryIds] }, transaction }),
     );
   }
 

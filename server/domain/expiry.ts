@@ -10,8 +10,8 @@ import type { ReadReviews } from './reviews/reading';
 const MAX_TIMER_MS = 2 ** 31 - 1;
 /** Expired in one pass at most; the next pass follows at once. */
 const BATCH = 200;
-/** When another process holds the expiry, how soon this one looks again. */
-const BUSY_RETRY_MS = 1_000;
+/** When another process holds the expiry, or a pass failed (a write refused), how soon this one looks again. */
+const RETRY_MS = 1_000;
 
 export interface ReviewExpiryOptions {
   store: Pick<ReviewRepository, 'nextExpiry' | 'dueForExpiry'>;
@@ -90,13 +90,14 @@ export class ReviewExpiry {
         ran = await this.options.oneAtATime
           .run('review-expiry', () => this.expireDue())
           .catch((error: unknown) => {
-            this.options.log.error('review expiry failed', { error: String(error) });
-            return true;
+            this.options.log.error('review expiry failed; trying again shortly', { error: String(error) });
+            return false;
           });
       } while (this.rerun && !this.stopped);
-      const next = this.stopped ? null : await this.options.store.nextExpiry().catch(() => null);
-      // Another process sharing the database is expiring reviews right now: look again shortly.
-      if (next !== null && !this.stopped) this.arm(ran ? next : Math.max(next, this.clock() + BUSY_RETRY_MS));
+      const next = this.stopped ? null : await this.options.store.nextExpiry().catch(() => this.clock() + RETRY_MS);
+      // Another process sharing the database is expiring reviews right now, or this pass failed and
+      // what was due still is: look again shortly rather than at once, over and over.
+      if (next !== null && !this.stopped) this.arm(ran ? next : Math.max(next, this.clock() + RETRY_MS));
     })().finally(() => {
       this.running = undefined;
     });

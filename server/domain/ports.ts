@@ -565,6 +565,18 @@ export interface ClaimedDelivery {
   secrets: string[];
 }
 
+/** How many more deliveries a dispatcher may send at once, and of whose. */
+export interface DeliveryRoom {
+  /** In all. */
+  total: number;
+  /** Of an organization that has none in flight here. */
+  perOrganization: number;
+  /** Of each organization (null: the self-hosted installation) that has some in flight here: what is left of its share. */
+  organizations: ReadonlyMap<number | null, number>;
+  /** Endpoints with a delivery in flight here: one at a time each. */
+  busyEndpoints: readonly number[];
+}
+
 /** What one attempt came to. */
 export type AttemptOutcome =
   | { kind: 'delivered'; statusCode: number; durationMs: number }
@@ -574,6 +586,8 @@ export type AttemptOutcome =
 /** An organization's webhook endpoints and their deliveries (hosted edition). */
 export interface WebhookRepository {
   insert(tx: Tx, organizationId: number, fields: WebhookFields, secret: string, now: number): Promise<WebhookRecord>;
+  /** How many endpoints the organization has; racing creates count one after another (its row stays locked until `tx` ends). */
+  countForUpdate(tx: Tx, organizationId: number): Promise<number>;
   list(organizationId: number): Promise<WebhookRecord[]>;
   find(organizationId: number, id: number, tx?: Tx): Promise<WebhookRecord | null>;
   update(tx: Tx, organizationId: number, id: number, fields: WebhookFields, now: number): Promise<WebhookRecord | null>;
@@ -586,17 +600,19 @@ export interface WebhookRepository {
   /** Makes the installation's endpoints those of the `webhooks` setting: added, changed, or removed with their deliveries. */
   syncInstallationWebhooks(configured: readonly ConfiguredWebhook[], now: number): Promise<void>;
   enqueue(tx: Tx, deliveries: Array<{ webhook_id: number; message_id: string; event_type: string; payload: string }>, now: number): Promise<void>;
-  /** Holds up to `limit` due deliveries until `claimedUntil`, none of an endpoint in `busy`; several processes never hold the same one. */
-  claimDue(now: number, claimedUntil: number, limit: number, busy: readonly number[]): Promise<ClaimedDelivery[]>;
-  /** When the next pending delivery is due, or null. */
-  nextDue(): Promise<number | null>;
+  /**
+   * Holds due deliveries until `claimedUntil`, as many as `room` allows and no more: each the
+   * next of its endpoint, none of an endpoint another process is sending to, the earliest due
+   * first. Several processes never hold the same one.
+   */
+  claimDue(now: number, claimedUntil: number, room: DeliveryRoom): Promise<ClaimedDelivery[]>;
+  /** When a delivery `room` would let through is next due (or its claim by another process runs out), or null. */
+  nextDue(now: number, room: DeliveryRoom): Promise<number | null>;
   /**
    * At start: gives back the deliveries a process that died was sending, where no other can be
    * sending them (SQLite: one process owns the file). On PostgreSQL their claims run out instead.
    */
   releaseOrphanedClaims(): Promise<void>;
-  /** Gives back claimed deliveries this process will not send now (a second one of a busy endpoint). */
-  release(deliveryIds: readonly number[]): Promise<void>;
   recordAttempt(deliveryId: number, outcome: AttemptOutcome, now: number): Promise<void>;
   /** Stops an endpoint: inactive, with why, and its pending deliveries failed. */
   disable(tx: Tx, webhookId: number, reason: string, now: number): Promise<void>;

@@ -72,6 +72,8 @@ export class WebhookService {
     private readonly webhooks: WebhookRepository,
     private readonly unitOfWork: UnitOfWork,
     private readonly targets: TargetPolicy,
+    /** Endpoints one organization may have (`max_webhooks_per_organization`): each may hold a socket at every event. */
+    private readonly maxEndpoints: number,
     private readonly clock: Clock,
     /** Tells this process's dispatcher of a delivery queued without an event (a test, a retry). */
     private readonly queued: () => void = () => {},
@@ -83,6 +85,9 @@ export class WebhookService {
     const fields = this.checked({ url: input.url.trim(), events: input.events ?? [...WEBHOOK_EVENTS], description: input.description ?? null, is_active: input.is_active ?? true });
     const secret = newWebhookSecret();
     return this.unitOfWork.run(async (tx) => {
+      if ((await this.webhooks.countForUpdate(tx, organizationId)) >= this.maxEndpoints) {
+        throw new AppError(409, `the organization already has the maximum of ${this.maxEndpoints} webhook endpoints (max_webhooks_per_organization); delete one first`);
+      }
       const created = await this.webhooks.insert(tx, organizationId, fields, secret, this.clock());
       tx.audit({ organization_id: organizationId, action: 'webhook.created', target_type: 'webhook', target_id: created.id, data: { url: created.url, events: created.events } });
       return { ...created, secret };

@@ -1,6 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import { isOutOfSpace } from '../db/disk-space';
+import { errorCodes, isOutOfFiles } from '../db/system-errors';
 import { AppError, type FieldError } from '../domain/errors';
 import type { Logger } from '../logging';
 
@@ -98,6 +99,8 @@ function bodyParserProblem(error: { type?: string; status?: number; message?: st
 
 /** How soon a client refused for want of disk space might try again: someone has to free it first. */
 const OUT_OF_SPACE_RETRY_SECONDS = 60;
+/** How soon a client refused for want of file descriptors might try again: they free up as connections and deliveries end. */
+const OUT_OF_FILES_RETRY_SECONDS = 5;
 
 export function errorHandler(log: Logger): ErrorRequestHandler {
   return (error: unknown, req, res, next) => {
@@ -115,6 +118,11 @@ export function errorHandler(log: Logger): ErrorRequestHandler {
     if (isOutOfSpace(error)) {
       res.set('Retry-After', String(OUT_OF_SPACE_RETRY_SECONDS));
       return sendProblem(res, 507, "the server's disk is full, so nothing was stored; retry once space has been freed on the server (under data_dir)");
+    }
+    if (isOutOfFiles(error)) {
+      log.warn('a request failed for want of open files', { method: req.method, path: req.path, codes: errorCodes(error) });
+      res.set('Retry-After', String(OUT_OF_FILES_RETRY_SECONDS));
+      return sendProblem(res, 503, 'the server could not open a file it needs (too many are open right now), so the request was not carried out and nothing was stored; retry shortly');
     }
     log.error('unexpected error', {
       method: req.method,

@@ -1,9 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 /** More than this left unread, and the answer goes out at once on a connection closed after it. */
-const MAX_DROPPED_BYTES = 8 * 1024 * 1024;
+export const MAX_DROPPED_BYTES = 8 * 1024 * 1024;
 /** A body that stops arriving for this long is not waited for: the answer goes out, the connection closes. */
-const STALLED_BODY_MS = 1_000;
+export const STALLED_BODY_MS = 1_000;
 
 function hasBody(req: IncomingMessage): boolean {
   return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;

@@ -4,7 +4,7 @@ import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { asSystem } from '../domain/audit';
 import type { EventFeed } from '../domain/events';
-import type { AttemptOutcome, ClaimedDelivery, Clock, Log, UnitOfWork, WebhookRepository } from '../domain/ports';
+import type { AttemptOutcome, ClaimedDelivery, Clock, DeliveryRoom, Log, UnitOfWork, WebhookRepository } from '../domain/ports';
 import { retryDelayMs, signatureHeader } from '../domain/webhook-signing';
 import { checkTarget, type Resolve, type TargetPolicy } from '../domain/webhook-targets';
 
@@ -14,13 +14,25 @@ const TIMEOUT_MS = 15_000;
 const MAX_ANSWER_BYTES = 4096;
 /** How long a process holds a delivery it sends; past it, another process takes it over (the first died). */
 const CLAIM_MS = 60_000;
-/** Deliveries claimed at a time. */
-const BATCH = 50;
+/** After a look at the outbox failed (the database unreachable, out of files), how soon the next. */
+const AFTER_FAILURE_MS = 1_000;
 /**
  * The longest one timer waits: a due time far off is looked at again by then, and so are
  * deliveries another process queued without an event this one hears of (a test, a retry).
  */
 const MAX_SLEEP_MS = 30_000;
+
+/**
+ * Deliveries sent at once by this process. Each holds a socket (a file descriptor) for up to
+ * `TIMEOUT_MS`; unbounded, an organization's endpoints that never answer took every descriptor the
+ * process had, and its next write failed.
+ */
+export interface DeliveryLimits {
+  /** In all (`webhook_max_in_flight`). */
+  inFlight: number;
+  /** Of one organization (`webhook_max_in_flight_per_organization`): its slow endpoints leave the rest to the others. */
+  inFlightPerOrganization: number;
+}
 
 export interface DispatcherOptions {
   webhooks: WebhookRepository;
@@ -28,6 +40,7 @@ export interface DispatcherOptions {
   feed: EventFeed;
   /** Seconds before each retry (`webhook_retry_schedule`). */
   scheduleSeconds: readonly number[];
+  limits: DeliveryLimits;
   targets: TargetPolicy;
   log: Log;
   clock?: Clock;
@@ -51,14 +64,17 @@ function retryAfterOf(header: string | undefined, now: number): number | null {
 
 /**
  * Sends the deliveries the outbox wrote, in every API process at once without sending one
- * twice (each claims rows for a while), and survives restarts (what was due is sent on start).
- * One endpoint's deliveries go one at a time, and a slow receiver holds up only its own.
+ * twice (each claims rows for a while), and survives restarts (what was due is sent on start,
+ * within the same limits). One endpoint's deliveries go one at a time, and a slow receiver holds
+ * up only its own; no more than `limits` are in flight, so neither is an organization's many.
  */
 export class WebhookDispatcher {
   private readonly clock: Clock;
   private readonly resolve: Resolve;
   /** Endpoints with a delivery in flight here. */
   private readonly busy = new Set<number>();
+  /** Deliveries in flight here, by organization (null: the self-hosted installation). */
+  private readonly inFlightOf = new Map<number | null, number>();
   private timer: NodeJS.Timeout | undefined;
   private running = false;
   private again = false;
@@ -94,7 +110,10 @@ export class WebhookDispatcher {
     }
     this.running = true;
     void this.claimAndSend()
-      .catch((error: unknown) => this.options.log.error('webhook dispatcher failed; retrying shortly', { error: String(error) }))
+      .catch((error: unknown) => {
+        this.options.log.error('webhook dispatcher failed; retrying shortly', { error: String(error) });
+        this.sleep(AFTER_FAILURE_MS);
+      })
       .finally(() => {
         this.running = false;
         if (this.again) {
@@ -106,36 +125,52 @@ export class WebhookDispatcher {
 
   private async claimAndSend(): Promise<void> {
     const now = this.clock();
-    const claimed = await this.options.webhooks.claimDue(now, now + CLAIM_MS, BATCH, [...this.busy]);
-    const endpointsTaken = new Set<number>();
-    const later: number[] = [];
-    for (const delivery of claimed) {
-      // One at a time per endpoint: a second delivery of it claimed now is given back for the next look.
-      if (endpointsTaken.has(delivery.webhook_id)) {
-        later.push(delivery.id);
-        continue;
-      }
-      endpointsTaken.add(delivery.webhook_id);
-      this.busy.add(delivery.webhook_id);
-      const sending = this.send(delivery).finally(() => {
-        this.busy.delete(delivery.webhook_id);
-        this.inFlight.delete(sending);
-        this.wake();
-      });
-      this.inFlight.add(sending);
+    for (const delivery of await this.options.webhooks.claimDue(now, now + CLAIM_MS, this.room())) this.startSending(delivery);
+    const room = this.room();
+    if (room.total <= 0) {
+      // The end of a delivery under way wakes this.
+      clearTimeout(this.timer);
+      return;
     }
-    await this.options.webhooks.release(later);
-    await this.sleepUntilNextDue();
+    const due = await this.options.webhooks.nextDue(this.clock(), room);
+    this.sleep(due === null ? MAX_SLEEP_MS : Math.min(Math.max(0, due - this.clock()), MAX_SLEEP_MS));
   }
 
-  private async sleepUntilNextDue(): Promise<void> {
+  /** What `limits` leave room for beside the deliveries in flight here. */
+  private room(): DeliveryRoom {
+    const { inFlight, inFlightPerOrganization } = this.options.limits;
+    const organizations = new Map([...this.inFlightOf].map(([organizationId, count]) => [organizationId, inFlightPerOrganization - count]));
+    return { total: inFlight - this.inFlight.size, perOrganization: inFlightPerOrganization, organizations, busyEndpoints: [...this.busy] };
+  }
+
+  private startSending(delivery: ClaimedDelivery): void {
+    const organizationId = delivery.organization_id;
+    this.busy.add(delivery.webhook_id);
+    this.inFlightOf.set(organizationId, (this.inFlightOf.get(organizationId) ?? 0) + 1);
+    const sending = this.send(delivery).finally(() => {
+      this.busy.delete(delivery.webhook_id);
+      const left = (this.inFlightOf.get(organizationId) ?? 1) - 1;
+      if (left > 0) this.inFlightOf.set(organizationId, left);
+      else this.inFlightOf.delete(organizationId);
+      this.inFlight.delete(sending);
+      this.wake();
+    });
+    this.inFlight.add(sending);
+  }
+
+  private sleep(ms: number): void {
     clearTimeout(this.timer);
-    const due = await this.options.webhooks.nextDue();
     if (this.stopped) return;
-    this.timer = setTimeout(() => this.wake(), due === null ? MAX_SLEEP_MS : Math.min(Math.max(0, due - this.clock()), MAX_SLEEP_MS));
+    this.timer = setTimeout(() => this.wake(), ms);
     this.timer.unref();
   }
 
+  /**
+   * One attempt, and what came of it recorded. Never rejects: a delivery whose outcome could not
+   * be stored (the database unreachable, or out of files) stays claimed, and is sent again once
+   * its claim runs out; an endpoint that could not be disabled stays on until a later delivery
+   * fails for good.
+   */
   private async send(delivery: ClaimedDelivery): Promise<void> {
     const started = this.clock();
     let outcome: AttemptOutcome;
@@ -145,8 +180,12 @@ export class WebhookDispatcher {
     } catch (error) {
       outcome = this.failure(delivery, null, (error as Error).message, null, started);
     }
-    await this.options.webhooks.recordAttempt(delivery.id, outcome, this.clock());
-    if (outcome.kind === 'failed') await this.disable(delivery, outcome.error);
+    try {
+      await this.options.webhooks.recordAttempt(delivery.id, outcome, this.clock());
+      if (outcome.kind === 'failed') await this.disable(delivery, outcome.error);
+    } catch (error) {
+      this.options.log.error('could not store the outcome of a webhook delivery attempt', { delivery_id: delivery.id, error: String(error) });
+    }
   }
 
   private judge(delivery: ClaimedDelivery, answer: Answer, started: number): AttemptOutcome {

@@ -216,7 +216,7 @@ describe('migration 0017', () => {
         );
         last.set(organizationId, hash);
       }
-      expect(await migrate(db.sequelize)).toEqual(['0017-audit-head']);
+      expect(await migrate(db.sequelize, { to: '0017-audit-head' })).toEqual(['0017-audit-head']);
 
       const store = new AuditStore(db);
       const audit = new AuditService(store);

@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MAX_JSON_DEPTH, MAX_JSON_MEMBERS } from '../../server/http/limits';
 import { INSTALLATION } from '../../server/domain/ports';
@@ -100,5 +101,26 @@ describe('rate_limit_per_minute', () => {
     expect(Number(limited.headers.get('retry-after'))).toBeLessThanOrEqual(20);
     expect((await call(s.url, 'GET', '/health')).status).toBe(200);
     expect(await s.services.reviews.reading.list(INSTALLATION, {}, 1, 1)).toMatchObject({ total: 0 });
+  });
+});
+
+describe('a request that does not arrive in time', () => {
+  it('is answered 408 with a problem document, whether its body stalls or nothing is sent at all', async () => {
+    server = await startTestServer({}, { connectionLimits: { headersTimeoutMs: 500, requestTimeoutMs: 1_000 } });
+    const port = Number(new URL(server.url).port);
+    const answerTo = (bytes: string): Promise<string> =>
+      new Promise((resolve) => {
+        const socket = net.connect(port, '127.0.0.1', () => socket.write(bytes));
+        let received = '';
+        socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
+        socket.on('error', () => undefined);
+        socket.on('close', () => resolve(received));
+      });
+    const stalledBody = 'POST /reviews HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"task_type":';
+    for (const answer of await Promise.all([answerTo(stalledBody), answerTo('')])) {
+      const [head, body] = answer.split('\r\n\r\n');
+      expect(head).toMatch(/^HTTP\/1\.1 408 [^]*\r\ncontent-type: application\/problem\+json\r\n/i);
+      expect(JSON.parse(body)).toMatchObject({ status: 408, detail: expect.stringMatching(/did not arrive in time/) });
+    }
   });
 });

@@ -162,6 +162,72 @@ describe('the SSRF guard, on by default', () => {
   });
 });
 
+describe('the limits one organization meets', () => {
+  it('refuses an endpoint past max_webhooks_per_organization with 409 naming the limit and the setting; another organization is not held to it', async () => {
+    const limited = await startTestServer({ edition: 'hosted', operator_key: OPERATOR_KEY, webhook_allow_private_targets: true, webhook_allow_http: true, max_webhooks_per_organization: 3 });
+    try {
+      const [full, other] = await Promise.all(
+        ['Full', 'Other'].map(async (name) => bearer((await call(limited.url, 'POST', '/organizations', { name }, { headers: bearer(OPERATOR_KEY) })).body.api_key.key)),
+      );
+      const created = await Promise.all(Array.from({ length: 4 }, (_, i) => call(limited.url, 'POST', '/webhooks', { url: `${receiverUrl}/limited/${i}` }, { headers: full })));
+      expect(created.map((answer) => answer.status).sort()).toEqual([201, 201, 201, 409]);
+      expectProblem(created.find((answer) => answer.status === 409)!, 409, /maximum of 3 webhook endpoints \(max_webhooks_per_organization\)/);
+      expect((await call(limited.url, 'GET', '/webhooks', undefined, { headers: full })).body.count).toBe(3);
+      expect((await call(limited.url, 'POST', '/webhooks', { url: `${receiverUrl}/limited/other` }, { headers: other })).status).toBe(201);
+      const first = created.find((answer) => answer.status === 201)!.body.id;
+      expect((await call(limited.url, 'DELETE', `/webhooks/${first}`, undefined, { headers: full })).status).toBe(204);
+      expect((await call(limited.url, 'POST', '/webhooks', { url: `${receiverUrl}/limited/again` }, { headers: full })).status).toBe(201);
+    } finally {
+      await limited.dispose();
+    }
+  });
+
+  it('sends no more of one organization\'s deliveries at once than webhook_max_in_flight_per_organization: another organization is served while its endpoints hang', async () => {
+    const held: http.ServerResponse[] = [];
+    let open = 0;
+    let most = 0;
+    const slow = http.createServer((req, res) => {
+      open += 1;
+      most = Math.max(most, open);
+      res.once('close', () => (open -= 1));
+      req.resume();
+      held.push(res);
+    });
+    await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
+    const slowUrl = `http://127.0.0.1:${(slow.address() as AddressInfo).port}`;
+    const shared = await startTestServer({
+      edition: 'hosted',
+      operator_key: OPERATOR_KEY,
+      webhook_allow_private_targets: true,
+      webhook_allow_http: true,
+      webhook_max_in_flight_per_organization: 2,
+    });
+    try {
+      const [hanging, served] = await Promise.all(
+        ['Hanging', 'Served'].map(async (name) => bearer((await call(shared.url, 'POST', '/organizations', { name }, { headers: bearer(OPERATOR_KEY) })).body.api_key.key)),
+      );
+      for (let i = 0; i < 5; i++) await call(shared.url, 'POST', '/webhooks', { url: `${slowUrl}/hanging/${i}`, events: ['review.created'] }, { headers: hanging });
+      await call(shared.url, 'POST', '/webhooks', { url: `${receiverUrl}/served`, events: ['review.created'] }, { headers: served });
+      await call(shared.url, 'POST', '/reviews', { task_type: 'hang', proposed_action: 'Hang five receivers' }, { headers: hanging });
+      await expect.poll(() => open).toBe(2);
+      await call(shared.url, 'POST', '/reviews', { task_type: 'serve', proposed_action: 'Serve one receiver' }, { headers: served });
+      await eventually(() => at('/served').length === 1, 10_000, 'the other organization\'s delivery');
+      expect(most).toBe(2);
+      // Answered one by one, the hanging organization's other three go out, never more than two at once.
+      let answered = 0;
+      while (answered < 5) {
+        await expect.poll(() => held.length).toBeGreaterThan(answered);
+        held[answered++].writeHead(200).end();
+      }
+      expect(most).toBe(2);
+    } finally {
+      for (const res of held) res.destroy();
+      await shared.dispose();
+      await new Promise((resolve) => slow.close(resolve));
+    }
+  });
+});
+
 describe('two API processes on one PostgreSQL database', () => {
   it.runIf(TEST_DATABASE_URL)('deliver each event once between them', async () => {
     const other = await startTestServer({

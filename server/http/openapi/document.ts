@@ -52,7 +52,8 @@ Decisions taken where the source specification is silent:
   JSON nested deeper than 32 levels or with more than 10,000 keys and items under one field.
 - Answers any operation can get from the connection layer, not listed on each: 503 with
   \`Connection: close\` and \`Retry-After\` while the server shuts down (the request was not
-  processed) or when every connection it holds is busy.
+  processed) or when every connection it holds is busy; 503 with \`Retry-After\` when the server
+  has run out of open files for a moment (the request was not carried out, nothing was stored).
 - The one server is the relative URL \`.\`: the API is where this document was fetched from —
   \`http://127.0.0.1:8000\` for \`http://127.0.0.1:8000/openapi.json\`, and \`http://localhost:8501/api\`
   for \`http://localhost:8501/api/openapi.json\` through the dashboard's proxy. A client generated

@@ -106,7 +106,9 @@ export function webhookRoutes(webhooks: WebhookService): Router {
    *     operationId: createWebhook
    *     tags: [webhooks]
    *     summary: Add a webhook endpoint (admin)
-   *     description: Hosted edition only. The answer carries the signing secret, this once.
+   *     description: >-
+   *       Hosted edition only. The answer carries the signing secret, this once. An organization
+   *       has at most `max_webhooks_per_organization` endpoints (default 50; 409 past that).
    *     x-edition: hosted
    *     requestBody:
    *       required: true
@@ -123,6 +125,12 @@ export function webhookRoutes(webhooks: WebhookService): Router {
    *       '401': { $ref: '#/components/responses/Unauthorized' }
    *       '403': { $ref: '#/components/responses/Forbidden' }
    *       '404': { $ref: '#/components/responses/NotFound' }
+   *       '409':
+   *         description: The organization already has `max_webhooks_per_organization` endpoints.
+   *         content:
+   *           application/problem+json:
+   *             schema: { $ref: '#/components/schemas/Problem' }
+   *             example: { type: about:blank, title: Conflict, status: 409, detail: the organization already has the maximum of 50 webhook endpoints (max_webhooks_per_organization); delete one first }
    *       '413': { $ref: '#/components/responses/PayloadTooLarge' }
    *       '415': { $ref: '#/components/responses/UnsupportedMediaType' }
    *       '429': { $ref: '#/components/responses/TooManyRequests' }

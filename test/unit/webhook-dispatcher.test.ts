@@ -1,0 +1,87 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { EventFeed } from '../../server/domain/events';
+import type { ClaimedDelivery, UnitOfWork, WebhookRepository } from '../../server/domain/ports';
+import { WebhookDispatcher } from '../../server/webhooks/dispatcher';
+
+let receiver: http.Server;
+let url: string;
+let received = 0;
+
+beforeEach(async () => {
+  received = 0;
+  receiver = http.createServer((req, res) => {
+    received += 1;
+    req.resume();
+    res.writeHead(200).end();
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+});
+afterEach(async () => {
+  await new Promise((resolve) => receiver.close(resolve));
+});
+
+const delivery = (): ClaimedDelivery => ({
+  id: 1,
+  webhook_id: 1,
+  organization_id: 1,
+  message_id: 'msg_1',
+  payload: '{"type":"review.created"}',
+  attempts: 0,
+  url,
+  secrets: ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'],
+});
+
+/** The outbox as a dispatcher sees it: `claims` answers each look in turn (an Error rejects it); the rest as given. */
+function outbox(claims: Array<ClaimedDelivery[] | Error>, rest: Partial<WebhookRepository> = {}): WebhookRepository {
+  return {
+    releaseOrphanedClaims: async () => undefined,
+    claimDue: async () => {
+      const next = claims.shift() ?? [];
+      if (next instanceof Error) throw next;
+      return next;
+    },
+    nextDue: async () => null,
+    recordAttempt: async () => undefined,
+    ...rest,
+  } as WebhookRepository;
+}
+
+function dispatcher(webhooks: WebhookRepository, errors: string[]): WebhookDispatcher {
+  return new WebhookDispatcher({
+    webhooks,
+    unitOfWork: {} as UnitOfWork,
+    feed: new EventFeed(),
+    scheduleSeconds: [5],
+    limits: { inFlight: 4, inFlightPerOrganization: 2 },
+    targets: { allowPrivate: true, allowHttp: true },
+    log: { info: () => undefined, error: (message) => void errors.push(message) },
+  });
+}
+
+it('survives an attempt whose outcome cannot be stored: it says so, and the process goes on', async () => {
+  const errors: string[] = [];
+  const cantOpen = Object.assign(new Error('SQLITE_CANTOPEN: unable to open database file'), { code: 'SQLITE_CANTOPEN' });
+  const sender = dispatcher(outbox([[delivery()]], { recordAttempt: async () => Promise.reject(cantOpen) }), errors);
+  await sender.start();
+  try {
+    await expect.poll(() => errors).toContain('could not store the outcome of a webhook delivery attempt');
+    expect(received).toBe(1);
+  } finally {
+    await sender.stop();
+  }
+});
+
+it('looks at the outbox again after a look failed, with no event to wake it', async () => {
+  const errors: string[] = [];
+  const sender = dispatcher(outbox([new Error('SQLITE_CANTOPEN: unable to open database file'), [delivery()]]), errors);
+  await sender.start();
+  try {
+    await expect.poll(() => received).toBe(1);
+    expect(errors).toEqual(['webhook dispatcher failed; retrying shortly']);
+  } finally {
+    await sender.stop();
+  }
+});
