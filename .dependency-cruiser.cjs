@@ -20,6 +20,20 @@ module.exports = {
       to: { pathNot: ['^server/domain/'], dependencyTypesNot: ['core'] },
     },
     {
+      name: 'only-app-composes',
+      comment: 'server/app is where the edition and the database are chosen and the parts composed; the CLI, MCP and HTTP take the use cases it hands them, never a store or a connection of their own.',
+      severity: 'error',
+      from: { path: '^server/(cli|mcp|http)/' },
+      to: { path: '^server/db/' },
+    },
+    {
+      name: 'cli-and-mcp-store-nothing-themselves',
+      comment: 'Attachment bytes are stored behind the use cases too; only HTTP streams an upload to its holding place.',
+      severity: 'error',
+      from: { path: '^server/(cli|mcp)/' },
+      to: { path: '^server/storage/' },
+    },
+    {
       name: 'main-uses-the-public-entry',
       comment: 'The desktop shell reaches the server through server/index.ts only.',
       severity: 'error',

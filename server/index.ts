@@ -8,5 +8,6 @@ export { type Config, ConfigError, apiUrlOf, dashboardUrlOf } from './config/set
 export type { ReviewRecord, Urgency } from './domain/records';
 export { oneLine } from './domain/text';
 export { createLogger, type Logger } from './logging';
-export { type DesktopServer, startDesktopServer } from './desktop-handle';
-export { PortInUseError, type RunningDashboard, startDashboard } from './runtime';
+export { type DesktopServer, startDesktopServer } from './app/desktop-handle';
+export { type RunningDashboard, startDashboard } from './app/dashboard-server';
+export { PortInUseError } from './app/listen';

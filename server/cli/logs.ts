@@ -1,6 +1,4 @@
 import { loadConfig } from '../config/load';
-import { defineModels } from '../db/models';
-import { ReviewStore } from '../db/review-store';
 import { INSTALLATION } from '../domain/ports';
 import { oneLine } from '../domain/text';
 import type { ReviewRecord, ReviewStatus } from '../domain/records';
@@ -46,14 +44,13 @@ export function formatTable(header: string[], rows: string[][], width: number): 
   return table.map(line).join('\n') + '\n';
 }
 
-/** The most recent reviews as an aligned table, read straight from the database. */
+/** The most recent reviews as an aligned table, read from the database (the API need not run). */
 export async function runLogs(options: LogsOptions, out: NodeJS.WritableStream & { columns?: number }): Promise<void> {
   const { config } = loadConfig({ file: options.config });
-  const db = await openForReading(config);
+  const inspection = await openForReading(config);
   try {
-    const store = new ReviewStore(db, defineModels(db.sequelize));
     const filters = options.statusFilter ? { status: options.statusFilter } : {};
-    const { reviews, total } = await store.list(INSTALLATION, filters, 1, options.limit);
+    const { reviews, total } = await inspection.reviews.list(INSTALLATION, filters, 1, options.limit);
     if (reviews.length === 0) {
       out.write(options.statusFilter ? `no ${options.statusFilter} reviews\n` : 'no reviews yet\n');
       return;
@@ -71,6 +68,6 @@ export async function runLogs(options: LogsOptions, out: NodeJS.WritableStream &
     out.write(formatTable(['ID', 'AGE', 'TASK TYPE', 'URGENCY', 'STATUS', 'ACTION', 'DECISION'], rows, out.columns ?? 120));
     if (total > reviews.length) out.write(`(${reviews.length} of ${total}; --limit shows more)\n`);
   } finally {
-    await db.close();
+    await inspection.close();
   }
 }

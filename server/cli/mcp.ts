@@ -4,9 +4,10 @@ import { apiUrlOf, type Config } from '../config/settings';
 import { createLogger, type Logger } from '../logging';
 import { apiGateway, greenlightAnswers } from '../mcp/api-gateway';
 import { ANONYMOUS_LOCAL } from '../domain/ports';
-import { localGateway, type ReviewGateway } from '../mcp/gateway';
+import type { ReviewGateway } from '../mcp/gateway';
 import { createReviewTools } from '../mcp/tools';
-import { PortInUseError, startServer } from '../runtime';
+import { startServer } from '../app/api-server';
+import { PortInUseError } from '../app/listen';
 import { CliError } from './errors';
 import { runUntilStopped, type Stoppable, stopRequested } from './run-until-stopped';
 
@@ -51,10 +52,10 @@ async function connect(config: Config, log: Logger): Promise<{ gateway: ReviewGa
   try {
     const server = await startServer(config, { log });
     log.warn(
-      `no Greenlight API was running, so this process started one on ${server.url} (database ${server.services.db.location}); ` +
+      `no Greenlight API was running, so this process started one on ${server.url} (database ${server.databaseLocation}); ` +
         'it stops when this MCP session ends. Reviewers can open the dashboard with: greenlight start --dashboard-only',
     );
-    return { gateway: localGateway(server.services, ANONYMOUS_LOCAL), running: [server] };
+    return { gateway: server.gatewayFor(ANONYMOUS_LOCAL), running: [server] };
   } catch (error) {
     // Another `greenlight mcp` or `greenlight start` may have taken the port a moment ago.
     if (error instanceof PortInUseError && (await greenlightAnswers(apiUrl))) {

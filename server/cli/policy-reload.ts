@@ -4,7 +4,7 @@ import { loadConfig } from '../config/load';
 import type { Config } from '../config/settings';
 import { describePolicy } from '../domain/policy';
 import type { Logger } from '../logging';
-import type { Services } from '../runtime';
+import type { RunningServer } from '../app/api-server';
 import { CliError } from './errors';
 
 /** Where a running `greenlight start` leaves its process id, so `greenlight reload` can find it. */
@@ -16,11 +16,11 @@ export function pidFileOf(config: Pick<Config, 'data_dir'>): string {
  * On SIGHUP, reads the configuration again and puts its `routing` policy in force. Waiting
  * agents are untouched. An invalid edit keeps the policy in force and says why.
  */
-export function reloadPolicyOnHangup(services: Pick<Services, 'replacePolicy'>, readConfig: () => Config, log: Logger): () => void {
+export function reloadPolicyOnHangup(server: Pick<RunningServer, 'replacePolicy'>, readConfig: () => Config, log: Logger): () => void {
   const reload = (): void => {
     try {
       const { routing } = readConfig();
-      services.replacePolicy(routing);
+      server.replacePolicy(routing);
       log.info('policy reloaded', { policy: describePolicy(routing) });
     } catch (error) {
       log.error(`policy not reloaded; the previous one stays in force: ${error instanceof Error ? error.message : String(error)}`);

@@ -4,7 +4,9 @@ import { loadConfig, sqliteFile } from '../config/load';
 import { type Config, type ConfigKey, apiUrlOf } from '../config/settings';
 import { DashboardNotBuiltError } from '../dashboard/app';
 import { createLogger, type Logger } from '../logging';
-import { PortInUseError, startDashboard, startServer } from '../runtime';
+import { startServer } from '../app/api-server';
+import { startDashboard } from '../app/dashboard-server';
+import { PortInUseError } from '../app/listen';
 import { describePolicy } from '../domain/policy';
 import { startWorkers } from './api-workers';
 import { CliError } from './errors';
@@ -43,9 +45,9 @@ async function startApi(config: Config, readConfig: () => Config, log: Logger, o
   boundHeapGrowth();
   log.info('review policy', { policy: describePolicy(config.routing) });
   const server = await startServer(config, { log });
-  log.info(`Greenlight API listening on ${server.url}`, { database: server.services.db.location });
+  log.info(`Greenlight API listening on ${server.url}`, { database: server.databaseLocation });
   const removePidFile = options.pidFile ? writePidFile(config) : () => {};
-  const stopReloading = reloadPolicyOnHangup(server.services, readConfig, log);
+  const stopReloading = reloadPolicyOnHangup(server, readConfig, log);
   return {
     url: server.url,
     close: async () => {

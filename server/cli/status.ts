@@ -1,9 +1,9 @@
-import { QueryTypes } from 'sequelize';
 import { loadConfig } from '../config/load';
 import { type Config, apiUrlOf } from '../config/settings';
 import { describePolicy } from '../domain/policy';
+import { INSTALLATION } from '../domain/ports';
 import { packageVersion } from '../package-info';
-import { freeBytesUnder } from '../db/disk-space';
+import { freeBytesUnder } from '../system/disk-space';
 import { CliError } from './errors';
 import { openForReading } from './read-database';
 
@@ -15,20 +15,15 @@ interface Check {
 
 async function checkDatabase(config: Config): Promise<Check[]> {
   try {
-    const db = await openForReading(config);
+    const inspection = await openForReading(config);
     try {
-      const counts = await db.sequelize.query<{ status: string; count: number }>(
-        'SELECT status, COUNT(*) AS count FROM reviews GROUP BY status',
-        { type: QueryTypes.SELECT },
-      );
-      const pending = counts.find((c) => c.status === 'pending')?.count ?? 0;
-      const decided = counts.filter((c) => c.status !== 'pending').reduce((sum, c) => sum + c.count, 0);
+      const figures = await inspection.statistics.statistics(INSTALLATION);
       return [
-        { name: 'database', ok: true, detail: `${db.location} (reachable, schema up to date)` },
-        { name: 'reviews', ok: true, detail: `${pending} pending, ${decided} decided` },
+        { name: 'database', ok: true, detail: `${inspection.location} (reachable, schema up to date)` },
+        { name: 'reviews', ok: true, detail: `${figures.pending_reviews} pending, ${figures.total_reviews - figures.pending_reviews} decided` },
       ];
     } finally {
-      await db.close();
+      await inspection.close();
     }
   } catch (error) {
     if (!(error instanceof CliError)) throw error;

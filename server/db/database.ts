@@ -1,6 +1,6 @@
 import { type Sequelize, type Transaction, UniqueConstraintError } from 'sequelize';
 import type { WorkOptions } from '../domain/ports';
-import { type DiskSpace, isOutOfSpace } from './disk-space';
+import { type DiskSpace, isOutOfSpace } from '../system/disk-space';
 
 export type Dialect = 'sqlite' | 'postgres';
 

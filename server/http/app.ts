@@ -1,5 +1,5 @@
 import express, { type Express, type Request } from 'express';
-import type { DiskReport } from '../db/disk-space';
+import type { DiskReport } from '../system/disk-space';
 import type { AttachmentService } from '../domain/attachments';
 import type { FeedbackService } from '../domain/feedback';
 import type { StatisticsService } from '../domain/statistics';
@@ -7,9 +7,9 @@ import type { AttachmentFiles } from '../storage/attachment-files';
 import type { ReviewUseCases } from '../domain/reviews/use-cases';
 import type { Logger } from '../logging';
 import type { McpHttpSessions } from '../mcp/http-sessions';
-import { installationKey, principalOf, requireBearerKey } from './auth';
-import { actingForCaller, type HostedOptions, hostedAccess, hostedAuthentication, hostedMcpAccess } from './hosted';
+import { principalOf } from './auth';
 import { clientAddress, trustProxies } from './client-address';
+import type { HttpEdition } from './editions';
 import { boundedJsonShape } from './limits';
 import { rateLimit } from './rate-limit';
 import { type Exposure, hostsAllowed, refuseCrossSiteWrites, requireJsonBodies, securityHeaders } from './protection';
@@ -17,21 +17,13 @@ import type { EventStreams } from './event-stream';
 import { openApiDocument } from './openapi/document';
 import { openApiValidation } from './openapi/validation';
 import { errorHandler, notFoundHandler } from './problems';
-import { agentRoutes } from './routes/agents';
 import { attachmentRoutes } from './routes/attachments';
-import { auditRoutes } from './routes/audit';
 import { docsRoutes } from './routes/docs';
 import { eventRoutes } from './routes/events';
 import { feedbackRoutes } from './routes/feedback';
 import { healthRoutes } from './routes/health';
-import { organizationRoutes } from './routes/organizations';
-import { peopleRoutes } from './routes/people';
 import { reviewRoutes } from './routes/reviews';
-import { routingRuleRoutes } from './routes/routing-rules';
-import { sessionRoutes } from './routes/sessions';
 import { statisticsRoutes } from './routes/statistics';
-import { webhookRoutes } from './routes/webhooks';
-import { workflowRoutes } from './routes/workflows';
 
 export interface AppOptions {
   reviews: ReviewUseCases;
@@ -47,10 +39,8 @@ export interface AppOptions {
   /** Whether the disk under data_dir has room, for /health. */
   disk: () => Promise<DiskReport>;
   blockingTimeoutSeconds: number;
-  /** Set when authentication is on (self-hosted edition). */
-  apiKey?: string;
-  /** Set in the hosted edition: organizations' keys replace `apiKey`, and their routes are served. */
-  hosted?: HostedOptions;
+  /** How callers authenticate, who may call what, and the routes the edition adds. */
+  edition: HttpEdition;
   /** Requests per minute per caller; 0 is no limit. */
   rateLimitPerMinute: number;
   /** Who can reach the server: decides which `Host` names it answers to (see protection.ts). */
@@ -81,46 +71,29 @@ export function createApp(options: AppOptions): Express {
   app.use(securityHeaders());
   app.use(hostsAllowed(options.exposure));
   app.use(refuseCrossSiteWrites(options.exposure));
-  if (options.hosted) {
-    app.use(hostedAuthentication(options.hosted, options.log, options.clock));
-    app.use(actingForCaller());
-  } else if (options.apiKey) {
-    app.use(requireBearerKey(installationKey(options.apiKey), options.log, options.clock));
-  }
+  const { edition } = options;
+  for (const authenticate of edition.authentication) app.use(authenticate);
   if (options.rateLimitPerMinute > 0) app.use(rateLimit(options.rateLimitPerMinute, options.clock));
   app.use(requireJsonBodies(isUpload));
   // JSON-RPC, not REST: outside the OpenAPI document and its validator; the transport reads its own body.
   // Sessions are limited per API key and address: all of an installation's clients may share its one key.
-  if (options.hosted) app.use('/mcp', hostedMcpAccess());
+  for (const access of edition.mcpAccess) app.use('/mcp', access);
   app.all('/mcp', (req, res) => options.mcpSessions.handle(req, res, principalOf(res), clientAddress(req)));
   app.use(docsRoutes(openApiDocument));
   // Compressed request bodies are refused (415): nothing sends them, and inflating one is work an attacker chooses.
   app.use(express.json({ limit: '1mb', inflate: false }));
   app.use(boundedJsonShape());
   // Probes call this often and it takes no input: it answers without loading the validator.
-  app.use(healthRoutes(options.pingDatabase, options.disk, options.hosted ? 'hosted' : 'self-hosted'));
+  app.use(healthRoutes(options.pingDatabase, options.disk, edition.name));
   app.use(openApiValidation(options.validateResponses ?? false));
-
-  if (options.hosted) app.use(hostedAccess());
+  for (const access of edition.operationAccess) app.use(access);
 
   app.use(reviewRoutes({ reviews: options.reviews, blockingTimeoutSeconds: options.blockingTimeoutSeconds }));
   app.use(feedbackRoutes(options.feedback));
   app.use(attachmentRoutes(options.attachments, options.files));
   app.use(statisticsRoutes(options.statistics));
   app.use(eventRoutes(options.eventStreams));
-  if (options.hosted) {
-    const { hosted } = options;
-    app.use(
-      sessionRoutes(hosted.signIn, hosted.secureCookies, options.clock),
-      organizationRoutes(hosted.organizations),
-      agentRoutes(hosted.agents),
-      peopleRoutes(hosted.people),
-      routingRuleRoutes(hosted.routing),
-      workflowRoutes(hosted.workflows),
-      webhookRoutes(hosted.webhooks),
-      auditRoutes(hosted.audit),
-    );
-  }
+  for (const routes of edition.routes) app.use(routes);
 
   app.use(notFoundHandler);
   app.use(errorHandler(options.log));

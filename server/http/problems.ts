@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
-import { isOutOfSpace } from '../db/disk-space';
-import { errorCodes, isOutOfFiles } from '../db/system-errors';
+import { isOutOfSpace } from '../system/disk-space';
+import { errorCodes, isOutOfFiles } from '../system/system-errors';
 import { AppError, type FieldError } from '../domain/errors';
 import type { Logger } from '../logging';
 

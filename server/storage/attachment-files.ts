@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { type DiskSpace, isOutOfSpace } from '../db/disk-space';
+import { type DiskSpace, isOutOfSpace } from '../system/disk-space';
 import type { BlobStore, IncomingFile } from '../domain/ports';
 
 export type { IncomingFile } from '../domain/ports';

@@ -55,7 +55,7 @@ describe('the TypeScript client in a browser', () => {
       globals.events = new globals.greenlight.GreenlightClient({ baseUrl: `${location.origin}/api` }).events();
       globals.firstEvent = globals.events.next();
     });
-    await expect.poll(() => server.eventStreams.count).toBe(1);
+    await expect.poll(() => server.test.openStreams()).toBe(1);
 
     const filed = await page.evaluate(async () => {
       const { greenlight, events, firstEvent } = window as unknown as Page;

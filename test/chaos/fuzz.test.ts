@@ -392,8 +392,8 @@ describe(`fuzzing every endpoint with ${REQUESTS} generated requests and ${MCP_T
   });
 
   it('holds no waiter, event stream or partial upload once its clients have gone', async () => {
-    await expect.poll(() => server.services.waiters.count).toBe(0);
-    await expect.poll(() => server.eventStreams.count).toBe(0);
+    await expect.poll(() => server.test.waitingCount()).toBe(0);
+    await expect.poll(() => server.test.openStreams()).toBe(0);
     await expect.poll(() => partialUploads(server.dataDir)).toEqual([]);
   });
 

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CLI, cliEnv, freePort, runCli, startCli } from '../support/cli';
-import { TEST_DATABASE_URL } from '../support/postgres';
+import { createTestDatabase, TEST_DATABASE_URL } from '../support/postgres';
 import { makeTempDir } from '../support/temp';
 
 let temp: ReturnType<typeof makeTempDir>;
@@ -64,7 +64,9 @@ describe('greenlight status', () => {
   });
 
   it('exits non-zero when there is no database yet, and creates none', async () => {
-    const result = await runCli(['status'], { cwd: temp.dir });
+    // On PostgreSQL, a database nobody has migrated: the run's test databases are migrated copies.
+    const env = TEST_DATABASE_URL ? { GREENLIGHT_DATABASE_URL: (await createTestDatabase({ empty: true })).url } : {};
+    const result = await runCli(['status'], { cwd: temp.dir, env });
     expect(result.code).toBe(1);
     if (TEST_DATABASE_URL) {
       expect(result.stdout).toMatch(/database\s+FAIL\s+the database at postgres:.* is not migrated \(0001-reviews-and-decisions, .*\); run greenlight start to migrate it/);

@@ -99,10 +99,10 @@ describe('the typed client', () => {
     await start();
     const controller = new AbortController();
     const answer = client.requestReview({ task_type: 'abandoned', proposed_action: 'x' }, { signal: controller.signal });
-    await expect.poll(() => server.services.waiters.count).toBe(1);
+    await expect.poll(() => server.test.waitingCount()).toBe(1);
     controller.abort();
     await expect(answer).rejects.toMatchObject({ name: 'AbortError' });
-    await expect.poll(() => server.services.waiters.count).toBe(0);
+    await expect.poll(() => server.test.waitingCount()).toBe(0);
   });
 
   it('decides, long-polls the decision, and takes feedback', async () => {
@@ -141,7 +141,7 @@ describe('the typed client', () => {
     const seen: GreenlightEvent[] = [];
     const stream = client.events({ signal: controller.signal });
     const first = stream.next();
-    await expect.poll(() => server.eventStreams.count).toBe(1);
+    await expect.poll(() => server.test.openStreams()).toBe(1);
     const review = await client.createReview({ task_type: 'live', proposed_action: 'x' });
     seen.push((await first).value as GreenlightEvent);
     await client.decide(review.id, { decision_type: 'approve', reviewer_name: 'dana' });
@@ -164,12 +164,12 @@ describe('the typed client', () => {
     await start();
     const stream = client.events();
     const first = stream.next();
-    await expect.poll(() => server.eventStreams.count).toBe(1);
+    await expect.poll(() => server.test.openStreams()).toBe(1);
     const review = await client.createReview({ task_type: 'dropped', proposed_action: 'x' });
     expect((await first).value).toMatchObject({ type: 'review.created', data: { id: review.id } });
 
-    server.eventStreams.closeAll();
-    await expect.poll(() => server.eventStreams.count).toBe(0);
+    server.test.closeStreams();
+    await expect.poll(() => server.test.openStreams()).toBe(0);
     await client.feedback(review.id, { comment: 'sent while no stream was open' });
     expect((await stream.next()).value).toMatchObject({ type: 'feedback.created', data: { review_id: review.id } });
     await stream.return(undefined);

@@ -134,7 +134,7 @@ describe('the audit log', () => {
   });
 
   it('refuses to change or delete an entry, even to SQL sent straight to the database', async () => {
-    const { sequelize } = server.services.db;
+    const { sequelize } = server.test;
     // The database's own refusal, under whatever name Sequelize gives the error.
     const refusal = { parent: { message: expect.stringMatching(/cannot be changed or deleted/) } };
     await expect(sequelize.query("UPDATE audit_log SET action = 'nothing.happened'")).rejects.toMatchObject(refusal);
@@ -143,11 +143,11 @@ describe('the audit log', () => {
   });
 
   it('finds where an entry was changed around the guard', async () => {
-    const { db } = server.services;
+    const { sequelize, dialect } = server.test;
     const target = (await entries('?action=review.decided'))[0];
-    const guards = db.dialect === 'postgres' ? ['DROP TRIGGER audit_log_append_only ON audit_log'] : ['DROP TRIGGER audit_log_no_update'];
-    for (const guard of guards) await db.sequelize.query(guard);
-    await db.sequelize.query(`UPDATE audit_log SET data = '{"decision_type":"approve"}' WHERE id = ${target.id}`);
+    const guards = dialect === 'postgres' ? ['DROP TRIGGER audit_log_append_only ON audit_log'] : ['DROP TRIGGER audit_log_no_update'];
+    for (const guard of guards) await sequelize.query(guard);
+    await sequelize.query(`UPDATE audit_log SET data = '{"decision_type":"approve"}' WHERE id = ${target.id}`);
     const verified = await call(server.url, 'GET', '/audit-logs/verify', undefined, bearer(admin));
     expect(verified.body).toMatchObject({ valid: false, first_invalid_id: target.id });
   });
@@ -161,15 +161,15 @@ describe('the audit log, tampered with in the database', () => {
       const untouched = (await call(tampered.url, 'POST', '/organizations', { name: 'Untouched' }, bearer(OPERATOR_KEY))).body.api_key.key as string;
       for (const name of ['first', 'second', 'to be hidden']) await call(tampered.url, 'POST', '/agents', { name }, bearer(key));
       const [newest, kept] = (await call(tampered.url, 'GET', '/audit-logs', undefined, bearer(key))).body.entries as Entry[];
-      const { db } = tampered.services;
-      await db.sequelize.query(db.dialect === 'postgres' ? 'DROP TRIGGER audit_log_append_only ON audit_log' : 'DROP TRIGGER audit_log_no_delete');
-      await db.sequelize.query(`DELETE FROM audit_log WHERE id = ${newest.id}`);
+      const { sequelize, dialect } = tampered.test;
+      await sequelize.query(dialect === 'postgres' ? 'DROP TRIGGER audit_log_append_only ON audit_log' : 'DROP TRIGGER audit_log_no_delete');
+      await sequelize.query(`DELETE FROM audit_log WHERE id = ${newest.id}`);
 
       const verified = await call(tampered.url, 'GET', '/audit-logs/verify', undefined, bearer(key));
       expect(verified.body).toEqual({ valid: false, entries: kept.sequence, first_invalid_id: null, head: { sequence: newest.sequence, hash: newest.hash } });
       const refusal = { parent: { message: expect.stringMatching(/only moves forward/) } };
-      await expect(db.sequelize.query(`UPDATE audit_heads SET sequence = ${kept.sequence}, hash = '${kept.hash}'`)).rejects.toMatchObject(refusal);
-      await expect(db.sequelize.query('DELETE FROM audit_heads')).rejects.toMatchObject(refusal);
+      await expect(sequelize.query(`UPDATE audit_heads SET sequence = ${kept.sequence}, hash = '${kept.hash}'`)).rejects.toMatchObject(refusal);
+      await expect(sequelize.query('DELETE FROM audit_heads')).rejects.toMatchObject(refusal);
       expect((await call(tampered.url, 'GET', '/audit-logs/verify', undefined, bearer(untouched))).body.valid).toBe(true);
     } finally {
       await tampered.dispose();

@@ -14,7 +14,7 @@ async function started(overrides = {}): Promise<TestServer> {
 }
 
 async function pendingId(s: TestServer): Promise<number> {
-  await eventually(() => s.services.waiters.count > 0, 5_000, 'the blocking create to start waiting');
+  await eventually(() => s.test.waitingCount() > 0, 5_000, 'the blocking create to start waiting');
   const list = await call(s.url, 'GET', '/reviews?status=pending&page_size=1');
   return list.body.reviews[0].id;
 }
@@ -35,19 +35,19 @@ describe('blocking POST /reviews', () => {
     expect(decided.status).toBe(200);
     expect(answer.status).toBe(201);
     expect(answer.body).toMatchObject({ id, status: 'modified', decision: decided.body });
-    expect(s.services.waiters.count).toBe(0);
+    expect(s.test.waitingCount()).toBe(0);
   });
 
   it('wakes every agent waiting on the same review', async () => {
     const s = await started();
     const review = (await call(s.url, 'POST', '/reviews', sampleReview)).body;
     const polls = [1, 2, 3].map(() => call(s.url, 'GET', `/reviews/${review.id}/decision?wait=60`));
-    await eventually(() => s.services.waiters.count === 3, 5_000, 'three long-polls');
+    await eventually(() => s.test.waitingCount() === 3, 5_000, 'three long-polls');
 
     const decision = (await call(s.url, 'POST', `/reviews/${review.id}/decide`, { decision_type: 'approve' })).body;
 
     for (const poll of await Promise.all(polls)) expect(poll.body).toEqual(decision);
-    expect(s.services.waiters.count).toBe(0);
+    expect(s.test.waitingCount()).toBe(0);
   });
 
   it('answers 408 after Prefer: wait=1 and leaves the review pending and retrievable', async () => {
@@ -63,7 +63,7 @@ describe('blocking POST /reviews', () => {
     expect(answer.body).toMatchObject({ status: 408, review_id: expect.any(Number), review: { status: 'pending', decision: null } });
     const stored = await call(s.url, 'GET', `/reviews/${answer.body.review_id}`);
     expect(stored.body).toMatchObject({ status: 'pending', task_type: sampleReview.task_type });
-    expect(s.services.waiters.count).toBe(0);
+    expect(s.test.waitingCount()).toBe(0);
   });
 
   it('honours blocking_timeout_seconds when the client states no preference', async () => {
@@ -85,11 +85,11 @@ describe('blocking POST /reviews', () => {
     const controller = new AbortController();
     const blocked = call(s.url, 'POST', '/reviews', { ...sampleReview, blocking: true }, { signal: controller.signal });
     const id = await pendingId(s);
-    expect(s.services.waiters.count).toBe(1);
+    expect(s.test.waitingCount()).toBe(1);
 
     controller.abort();
     await expect(blocked).rejects.toThrow();
-    await eventually(() => s.services.waiters.count === 0, 5_000, 'the waiter to be released');
+    await eventually(() => s.test.waitingCount() === 0, 5_000, 'the waiter to be released');
 
     // The review itself is kept: the agent can still come back for the decision.
     expect((await call(s.url, 'GET', `/reviews/${id}`)).body.status).toBe('pending');
@@ -100,7 +100,7 @@ describe('blocking POST /reviews', () => {
     const blocked = call(s.url, 'POST', '/reviews', { ...sampleReview, blocking: true });
     const longPoll = pendingId(s).then((id) => ({ id, poll: call(s.url, 'GET', `/reviews/${id}/decision?wait=60`) }));
     const { id, poll } = await longPoll;
-    await eventually(() => s.services.waiters.count === 2, 5_000, 'both waiters');
+    await eventually(() => s.test.waitingCount() === 2, 5_000, 'both waiters');
 
     await s.close();
 
@@ -133,7 +133,7 @@ describe('racing decisions', () => {
     expect(winners).toHaveLength(1);
     expect(losers).toHaveLength(49);
     for (const loser of losers) expect(loser.body.decision).toEqual(winners[0].body);
-    const [rows] = await s.services.db.sequelize.query('SELECT COUNT(*) AS n FROM decisions WHERE review_id = ?', {
+    const [rows] = await s.test.sequelize.query('SELECT COUNT(*) AS n FROM decisions WHERE review_id = ?', {
       replacements: [review.id],
     });
     expect(rows).toEqual([{ n: 1 }]);

@@ -91,14 +91,14 @@ describe('GET /events', () => {
 
   it('releases a stream and its feed subscription when the client disconnects', async () => {
     server = await startTestServer();
-    const listenersBefore = server.services.feed.listenerCount;
+    const listenersBefore = server.test.feedListeners();
     const streams = [await subscribe(server.url), await subscribe(server.url)];
-    await eventually(() => server!.eventStreams.count === 2, 5_000, 'two streams');
-    expect(server.services.feed.listenerCount).toBe(listenersBefore + 2);
+    await eventually(() => server!.test.openStreams() === 2, 5_000, 'two streams');
+    expect(server.test.feedListeners()).toBe(listenersBefore + 2);
 
     for (const stream of streams) stream.close();
-    await eventually(() => server!.eventStreams.count === 0, 5_000, 'streams released');
-    expect(server.services.feed.listenerCount).toBe(listenersBefore);
+    await eventually(() => server!.test.openStreams() === 0, 5_000, 'streams released');
+    expect(server.test.feedListeners()).toBe(listenersBefore);
   });
 
   it('ends open streams when the server shuts down', async () => {
@@ -106,7 +106,7 @@ describe('GET /events', () => {
     const stream = await subscribe(server.url);
     await server.close();
     await stream.done;
-    expect(server.eventStreams.count).toBe(0);
+    expect(server.test.openStreams()).toBe(0);
   });
 });
 
@@ -158,7 +158,7 @@ describe('GET /events when the credential it was opened with stops being valid (
       ['review.created', after.id],
       ['review.created', after.id],
     ]);
-    expect(server.eventStreams.count).toBe(2);
+    expect(server.test.openStreams()).toBe(2);
     going.close();
     resumed.close();
   });
@@ -171,7 +171,7 @@ describe('GET /events when the credential it was opened with stops being valid (
     expect((await call(server.url, 'DELETE', `/users/${person.id}`, undefined, { headers: admin })).status).toBe(204);
     await stream.done;
     expect(stream.comments.at(-1)).toMatch(/^closed: /);
-    expect(server.eventStreams.count).toBe(0);
+    expect(server.test.openStreams()).toBe(0);
   });
 
   it('ends a person\'s stream when they sign out', async () => {

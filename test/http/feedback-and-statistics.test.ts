@@ -94,11 +94,11 @@ describe('GET /stats', () => {
       await call(own.url, 'POST', `/reviews/${c}/decide`, { decision_type: 'modify', modified_action: 'other' });
 
       let queries = 0;
-      own.services.db.sequelize.addHook('beforeQuery', 'count', () => {
+      own.test.sequelize.addHook('beforeQuery', 'count', () => {
         queries += 1;
       });
       const all = await call(own.url, 'GET', '/stats');
-      own.services.db.sequelize.removeHook('beforeQuery', 'count');
+      own.test.sequelize.removeHook('beforeQuery', 'count');
 
       expect(queries).toBe(5);
       expect(all.body).toEqual({

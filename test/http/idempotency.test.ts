@@ -70,7 +70,7 @@ describe('Idempotency-Key on POST /reviews', () => {
     expect(timedOut.status).toBe(408);
 
     const retry = keyed(s, 'blocking', body);
-    await eventually(() => s.services.waiters.count === 1, 5_000, 'the retry to wait');
+    await eventually(() => s.test.waitingCount() === 1, 5_000, 'the retry to wait');
     const decision = await call(s.url, 'POST', `/reviews/${timedOut.body.review_id}/decide`, { decision_type: 'reject', notes: 'no' });
     const answer = await retry;
 
@@ -109,7 +109,7 @@ describe('Idempotency-Key on POST /reviews', () => {
     const original = await keyed(s, shared, sampleReview);
     // The same key text under another caller's scope is another key.
     const anotherKey: Principal = { kind: 'api_key', scope: INSTALLATION, id: 'b'.repeat(64) };
-    const otherCaller = await s.services.reviews.submitting.submit(anotherKey, sampleReview, { idempotency: { key: shared, requestHash: 'x' } });
+    const otherCaller = await s.test.reviews.submitting.submit(anotherKey, sampleReview, { idempotency: { key: shared, requestHash: 'x' } });
     expect(otherCaller).toMatchObject({ kind: 'stored', replayed: false });
     expect(otherCaller.kind === 'stored' && otherCaller.review.id).not.toBe(original.body.id);
   });

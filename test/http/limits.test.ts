@@ -59,7 +59,7 @@ describe('max_waiting_requests', () => {
   it('answers 503 with Retry-After past the limit, stores nothing for the refused request, and makes room again', async () => {
     const s = (server = await startTestServer({ max_waiting_requests: 2 }));
     const held = [1, 2].map(() => call(s.url, 'POST', '/reviews', { ...sampleReview, blocking: true }));
-    await eventually(() => s.services.waiters.count === 2, 5_000, 'two waiters');
+    await eventually(() => s.test.waitingCount() === 2, 5_000, 'two waiters');
 
     const refused = await call(s.url, 'POST', '/reviews', { ...sampleReview, blocking: true });
     expectProblem(refused, 503);
@@ -72,9 +72,9 @@ describe('max_waiting_requests', () => {
     expect((await call(s.url, 'POST', '/reviews', sampleReview)).status).toBe(201);
 
     await call(s.url, 'POST', `/reviews/${pending[0].id}/decide`, { decision_type: 'approve' });
-    await eventually(() => s.services.waiters.count === 1, 5_000, 'a waiter released');
+    await eventually(() => s.test.waitingCount() === 1, 5_000, 'a waiter released');
     const admitted = call(s.url, 'POST', '/reviews', { ...sampleReview, blocking: true });
-    await eventually(() => s.services.waiters.count === 2, 5_000, 'the new waiter');
+    await eventually(() => s.test.waitingCount() === 2, 5_000, 'the new waiter');
     for (const review of (await call(s.url, 'GET', '/reviews?status=pending')).body.reviews) {
       await call(s.url, 'POST', `/reviews/${review.id}/decide`, { decision_type: 'reject' });
     }
@@ -100,7 +100,7 @@ describe('rate_limit_per_minute', () => {
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(Number(limited.headers.get('retry-after'))).toBeLessThanOrEqual(20);
     expect((await call(s.url, 'GET', '/health')).status).toBe(200);
-    expect(await s.services.reviews.reading.list(INSTALLATION, {}, 1, 1)).toMatchObject({ total: 0 });
+    expect(await s.test.reviews.reading.list(INSTALLATION, {}, 1, 1)).toMatchObject({ total: 0 });
   });
 });
 

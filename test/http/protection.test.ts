@@ -52,12 +52,12 @@ describe('requests addressed to a name other than this machine (DNS rebinding)',
     'refuses Host %s with 403 on every endpoint, /mcp and /health included, and stores nothing',
     async (host) => {
       const reviewsBefore = await storedReviewCount(server.url);
-      const sessionsBefore = server.mcpSessions.size;
+      const sessionsBefore = server.test.mcpSessions();
       for (const { served: _served, ...request } of HOST_CHECKED) {
         expectProblem(await toApi({ ...request, headers: { ...request.headers, host: withPort(host) } }), 403);
       }
       expect(await storedReviewCount(server.url)).toBe(reviewsBefore);
-      expect(server.mcpSessions.size).toBe(sessionsBefore);
+      expect(server.test.mcpSessions()).toBe(sessionsBefore);
     },
   );
 
@@ -142,10 +142,10 @@ describe('bodies a web form can send', () => {
   });
 
   it('are refused on /mcp with 415, and open no session', async () => {
-    const sessionsBefore = server.mcpSessions.size;
+    const sessionsBefore = server.test.mcpSessions();
     const textForm = { 'content-type': 'text/plain', accept: 'application/json, text/event-stream' };
     expectProblem(await toApi({ method: 'POST', path: '/mcp', headers: textForm, body: Buffer.from(MCP_INITIALIZE) }), 415);
-    expect(server.mcpSessions.size).toBe(sessionsBefore);
+    expect(server.test.mcpSessions()).toBe(sessionsBefore);
   });
 
   it('leave uploads working: an attachment is accepted as multipart/form-data and only as that', async () => {

@@ -328,10 +328,10 @@ describe('GET /reviews/{review_id}/decision', () => {
   it('long-polls with ?wait=N and answers as soon as the decision is made', async () => {
     const review = (await api('POST', '/reviews', sampleReview)).body;
     const waiting = api('GET', `/reviews/${review.id}/decision?wait=30`);
-    await expect.poll(() => server.services.waiters.count).toBe(1);
+    await expect.poll(() => server.test.waitingCount()).toBe(1);
     const decision = (await api('POST', `/reviews/${review.id}/decide`, { decision_type: 'approve' })).body;
     expect((await waiting).body).toEqual(decision);
-    expect(server.services.waiters.count).toBe(0);
+    expect(server.test.waitingCount()).toBe(0);
   });
 
   it('answers null when the wait passes without a decision', async () => {
@@ -350,7 +350,7 @@ describe('GET /reviews/{review_id}/decision', () => {
   it('answers 404 for a review that does not exist, with or without wait', async () => {
     expectProblem(await api('GET', '/reviews/987654/decision'), 404);
     expectProblem(await api('GET', '/reviews/987654/decision?wait=5'), 404);
-    expect(server.services.waiters.count).toBe(0);
+    expect(server.test.waitingCount()).toBe(0);
   });
 });
 

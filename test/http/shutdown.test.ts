@@ -1,6 +1,6 @@
 import http from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { startServer } from '../../server/runtime';
+import { startServer } from '../../server/app/api-server';
 import { jsonRequest, send } from '../support/raw-http';
 import { call, expectProblem, sampleReview, startTestServer } from '../support/server';
 

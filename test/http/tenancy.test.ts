@@ -2,7 +2,6 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Principal, Scope } from '../../server/domain/ports';
-import { localGateway } from '../../server/mcp/gateway';
 import { eventually, sampleReview, startTestServer, type TestServer } from '../support/server';
 
 /**
@@ -19,7 +18,7 @@ let globexReview: number;
 
 beforeAll(async () => {
   server = await startTestServer();
-  const { reviews } = server.services;
+  const { reviews } = server.test;
   const stored = async (principal: Principal, action: string) => {
     const outcome = await reviews.submitting.submit(principal, { ...sampleReview, proposed_action: action });
     if (outcome.kind !== 'stored') throw new Error(outcome.kind);
@@ -42,7 +41,7 @@ async function statusOf(work: Promise<unknown>): Promise<number> {
 
 describe('two organizations in one database', () => {
   it('each sees only its own reviews, and the other one’s id is a 404', async () => {
-    const { reviews } = server.services;
+    const { reviews } = server.test;
     expect((await reviews.reading.list(acme.scope, {}, 1, 100)).reviews.map((r) => r.id)).toEqual([acmeReview]);
     expect((await reviews.reading.get(globex.scope, globexReview)).organization_id).toBe(2);
     expect(await statusOf(reviews.reading.get(acme.scope, globexReview))).toBe(404);
@@ -52,7 +51,7 @@ describe('two organizations in one database', () => {
   });
 
   it('cannot file a review, feedback or an attachment under the other organization', async () => {
-    const { reviews, feedback, attachments } = server.services;
+    const { reviews, feedback, attachments } = server.test;
     expect(await statusOf(reviews.submitting.submit(acme, { ...sampleReview, organization_id: 2 }))).toBe(404);
     expect(await statusOf(feedback.add(acme.scope, globexReview, { rating: 1 }))).toBe(404);
     expect(await statusOf(feedback.list(acme.scope, globexReview))).toBe(404);
@@ -62,14 +61,13 @@ describe('two organizations in one database', () => {
   });
 
   it('counts only its own reviews in the statistics, and a filter for the other organization is a 404', async () => {
-    const { statistics } = server.services;
+    const { statistics } = server.test;
     expect((await statistics.statistics(acme.scope)).total_reviews).toBe(1);
     expect(await statusOf(statistics.statistics(acme.scope, 2))).toBe(404);
   });
 
   it('gets only its own events on its event stream', async () => {
-    const streams = server.eventStreams;
-    const listening = http.createServer((req, res) => void streams.attach(req, res, acme));
+    const listening = http.createServer((req, res) => void server.test.attachStream(req, res, acme));
     await new Promise<void>((resolve) => listening.listen(0, '127.0.0.1', resolve));
     const received: string[] = [];
     const request = http.get(`http://127.0.0.1:${(listening.address() as AddressInfo).port}/`, (response) => {
@@ -77,8 +75,8 @@ describe('two organizations in one database', () => {
     });
     try {
       await eventually(() => received.join('').includes(': connected'), 5_000, 'the stream to open');
-      await server.services.reviews.submitting.submit(globex, { ...sampleReview, proposed_action: 'Globex only' });
-      const mine = await server.services.reviews.submitting.submit(acme, { ...sampleReview, proposed_action: 'Acme only' });
+      await server.test.reviews.submitting.submit(globex, { ...sampleReview, proposed_action: 'Globex only' });
+      const mine = await server.test.reviews.submitting.submit(acme, { ...sampleReview, proposed_action: 'Acme only' });
       await eventually(() => received.join('').includes('Acme only'), 5_000, "its own organization's event");
       expect(received.join('')).not.toContain('Globex only');
       expect(mine.kind).toBe('stored');
@@ -89,7 +87,7 @@ describe('two organizations in one database', () => {
   });
 
   it('sees only its own reviews through the MCP tools', async () => {
-    const acmeTools = localGateway(server.services, acme);
+    const acmeTools = server.gatewayFor(acme);
     expect(await statusOf(acmeTools.get(globexReview))).toBe(404);
     expect(await statusOf(acmeTools.addFeedback(globexReview, { rating: 2 }))).toBe(404);
     const pending = await acmeTools.listPending({}, 1, 100);
@@ -99,7 +97,7 @@ describe('two organizations in one database', () => {
 
   it('leaves the self-hosted installation seeing every organization’s reviews, as before', async () => {
     const installation: Scope = { organizationId: null };
-    const ids = (await server.services.reviews.reading.list(installation, {}, 1, 100)).reviews.map((r) => r.id);
+    const ids = (await server.test.reviews.reading.list(installation, {}, 1, 100)).reviews.map((r) => r.id);
     expect(ids).toEqual(expect.arrayContaining([acmeReview, globexReview]));
   });
 });

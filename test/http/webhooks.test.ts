@@ -275,7 +275,7 @@ describe('the retry schedule, on a clock the test turns', () => {
         dueAfter.push((Date.parse(pending.next_attempt_at) - now) / 1000);
         expect(at('/clocked').length).toBe(attempt);
         now += waitSeconds * 1.1 * 1000 + 1000;
-        clocked.services.webhookDispatcher!.wake();
+        clocked.test.wakeWebhooks();
       }
       await expect.poll(async () => (await delivery())?.status).toBe('delivered');
       expect(await delivery()).toMatchObject({ attempts: 4, last_status_code: 200 });

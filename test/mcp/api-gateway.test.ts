@@ -31,10 +31,10 @@ describe('the MCP tools\' gateway over the REST API', () => {
 
     const controller = new AbortController();
     const waiting = gateway.waitForDecision(review.id, 60_000, controller.signal);
-    await eventually(() => server!.services.waiters.count === 1, 5_000, 'the long-poll to arrive');
+    await eventually(() => server!.test.waitingCount() === 1, 5_000, 'the long-poll to arrive');
     controller.abort();
     expect(await waiting).toEqual({ kind: 'still_pending' });
-    await eventually(() => server!.services.waiters.count === 0, 5_000, 'the waiter to be released');
+    await eventually(() => server!.test.waitingCount() === 0, 5_000, 'the waiter to be released');
   });
 
   it('reports the API as unavailable when it shuts down during the wait, or cannot be reached', async () => {
@@ -42,7 +42,7 @@ describe('the MCP tools\' gateway over the REST API', () => {
     const gateway = apiGateway({ apiUrl: server.url, longPollSeconds: 30 });
     const review = await gateway.create(sampleReview);
     const waiting = gateway.waitForDecision(review.id, 60_000, new AbortController().signal);
-    await eventually(() => server!.services.waiters.count === 1, 5_000, 'the long-poll to arrive');
+    await eventually(() => server!.test.waitingCount() === 1, 5_000, 'the long-poll to arrive');
     await server.close();
     expect(await waiting).toMatchObject({ kind: 'unavailable', reason: expect.stringContaining('shutting down') });
 

@@ -98,9 +98,9 @@ describe('/mcp on the API', () => {
     if (created.value?.type !== 'taskCreated') throw new Error(`no task created: ${JSON.stringify(created.value)}`);
     const { taskId, statusMessage } = created.value.task;
     const reviewId = Number(/Review (\d+)/.exec(statusMessage ?? '')?.[1]);
-    await eventually(() => server.services.waiters.count === 1, 5_000, 'the task to wait');
+    await eventually(() => server.test.waitingCount() === 1, 5_000, 'the task to wait');
     expect((await client.experimental.tasks.cancelTask(taskId)).status).toBe('cancelled');
-    await eventually(() => server.services.waiters.count === 0, 5_000, 'the waiter to be released');
+    await eventually(() => server.test.waitingCount() === 0, 5_000, 'the waiter to be released');
     expect((await call(server.url, 'GET', `/reviews/${reviewId}`)).body.status).toBe('pending');
     await stream.return(undefined);
   });
@@ -131,20 +131,20 @@ describe('/mcp on the API', () => {
       })
       .catch((error: Error) => error);
     await started;
-    expect(server.services.waiters.count).toBe(1);
+    expect(server.test.waitingCount()).toBe(1);
     controller.abort();
     expect(await cancelled).toBeInstanceOf(Error);
-    await eventually(() => server.services.waiters.count === 0, 5_000, 'the waiter to be released');
+    await eventually(() => server.test.waitingCount() === 0, 5_000, 'the waiter to be released');
     expect((await call(server.url, 'GET', `/reviews/${reviewId}`)).body.status).toBe('pending');
   });
 
   it('ends a session on DELETE and refuses an unknown session id', async () => {
     const second = await connect(server.url);
-    expect(server.mcpSessions.size).toBe(2);
+    expect(server.test.mcpSessions()).toBe(2);
     const sessionId = second.transport.sessionId!;
     await second.transport.terminateSession();
     await second.client.close();
-    expect(server.mcpSessions.size).toBe(1);
+    expect(server.test.mcpSessions()).toBe(1);
     const stale = await fetch(`${server.url}/mcp`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': sessionId },
@@ -161,7 +161,7 @@ describe('/mcp on the API', () => {
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
     });
     expect(response.status).toBe(400);
-    expect(server.mcpSessions.size).toBe(1);
+    expect(server.test.mcpSessions()).toBe(1);
   });
 
   it('keeps request_review within the limits of the REST API\'s ReviewCreate schema', async () => {
@@ -195,7 +195,7 @@ describe('/mcp on the API', () => {
       await own.close();
       const text = textOf(await waiting.result);
       expect(text).toMatch(new RegExp(`^pending\\nStopped waiting for review ${waiting.id} because Greenlight is shutting down`));
-      expect(own.mcpSessions.size).toBe(0);
+      expect(own.test.mcpSessions()).toBe(0);
     } finally {
       await ownClient.close().catch(() => {});
       await own.dispose();
@@ -288,12 +288,12 @@ describe('/mcp when max_waiting_requests already wait', () => {
     const { client: ownClient } = await connect(own.url);
     try {
       const held = call(own.url, 'POST', '/reviews', { task_type: 'deploy', proposed_action: 'Deploy build 79', blocking: true });
-      await eventually(() => own.services.waiters.count === 1, 5_000, 'the blocking create to wait');
+      await eventually(() => own.test.waitingCount() === 1, 5_000, 'the blocking create to wait');
       const text = textOf(await callTool(ownClient, 'request_review', { task_type: 'email', proposed_action: 'Send the newsletter' }));
       const id = Number(/review (\d+)/.exec(text)?.[1]);
       expect(text).toMatch(/^pending\nStopped waiting for review \d+ because Greenlight already holds max_waiting_requests waiting requests/);
       expect((await call(own.url, 'GET', `/reviews/${id}`)).body).toMatchObject({ status: 'pending', proposed_action: 'Send the newsletter' });
-      expect(own.services.waiters.count).toBe(1);
+      expect(own.test.waitingCount()).toBe(1);
       const heldId = (await call(own.url, 'GET', '/reviews?task_type=deploy')).body.reviews[0].id;
       await call(own.url, 'POST', `/reviews/${heldId}/decide`, { decision_type: 'approve' });
       expect((await held).body).toMatchObject({ id: heldId, status: 'approved' });
@@ -321,7 +321,7 @@ describe('/mcp with authentication on', () => {
     expect(anonymous.headers.get('www-authenticate')).toMatch(/^Bearer/);
     await expect(connect(server.url)).rejects.toThrow();
     await expect(connect(server.url, { authorization: 'Bearer wrong-key-0123456789' })).rejects.toThrow();
-    expect(server.mcpSessions.size).toBe(0);
+    expect(server.test.mcpSessions()).toBe(0);
 
     const { client } = await connect(server.url, { authorization: `Bearer ${KEY}` });
     const { tools } = await client.listTools();
@@ -435,12 +435,12 @@ describe('/mcp sessions in the hosted edition', () => {
     const review = (await call(hosted.url, 'POST', '/reviews', { task_type: 'deploy', proposed_action: 'Deploy build 81' }, { headers: acme.admin.headers })).body;
     const waitForIt = { name: 'get_review_decision', arguments: { review_id: review.id, wait_seconds: 600 }, _meta: { progressToken: 'wait' } };
     const waiting = rpcPost(hosted.url, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: waitForIt }, doomed, acme.agent);
-    await eventually(() => hosted.services.waiters.count === 1, 5_000, 'the call to wait');
+    await eventually(() => hosted.test.waitingCount() === 1, 5_000, 'the call to wait');
 
     expect((await call(hosted.url, 'DELETE', `/api-keys/${acme.agentKeyId}`, undefined, { headers: acme.admin.headers })).status).toBe(204);
     expect((await waiting).message).toBeUndefined();
-    expect(hosted.mcpSessions.size).toBe(1);
-    await eventually(() => hosted.services.waiters.count === 0, 5_000, 'the wait to be released');
+    expect(hosted.test.mcpSessions()).toBe(1);
+    await eventually(() => hosted.test.waitingCount() === 0, 5_000, 'the wait to be released');
     expect((await listTools(hosted.url, kept, acme.admin)).message.result.tools).toHaveLength(5);
   });
 });

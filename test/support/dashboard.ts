@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../../server/config/settings';
-import { type RunningDashboard, startDashboard } from '../../server/runtime';
+import { type RunningDashboard, startDashboard } from '../../server/app/dashboard-server';
 import type { TestServer } from './server';
 import { makeTempDir } from './temp';
 

@@ -2,11 +2,14 @@ import type { IncomingHttpHeaders } from 'node:http';
 import path from 'node:path';
 import { expect } from 'vitest';
 import { type Config, defaultConfig } from '../../server/config/settings';
-import { type RunningServer, type StartOptions, startServer } from '../../server/runtime';
+import type { RunningServer, StartOptions } from '../../server/app/api-server';
+import { startServerUnderTest, type TestHandle } from '../../server/app/test-handle';
 import { createTestDatabase, TEST_DATABASE_URL } from './postgres';
 import { makeTempDir } from './temp';
 
 export interface TestServer extends RunningServer {
+  /** What the test may look at inside the server, beside its HTTP interface. */
+  test: TestHandle;
   dataDir: string;
   config: Config;
   /** Closes the server (if still open) and removes its data directory. */
@@ -34,9 +37,9 @@ export async function startTestServer(overrides: Partial<Config> = {}, options: 
     database_url: database?.url ?? `sqlite:${path.join(temp.dir, 'greenlight.db')}`,
     ...overrides,
   };
-  let server: RunningServer;
+  let server: RunningServer & { test: TestHandle };
   try {
-    server = await startServer(config, { validateResponses: true, drainMs: 1_000, passwordCost: CHEAP_PASSWORD_COST, ...options });
+    server = await startServerUnderTest(config, { validateResponses: true, drainMs: 1_000, passwordCost: CHEAP_PASSWORD_COST, ...options });
   } catch (error) {
     await database?.drop();
     temp.remove();

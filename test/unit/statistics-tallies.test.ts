@@ -201,7 +201,7 @@ describe('GET /reviews', () => {
     { filters: { organization_id: 2, decided: false }, where: "organization_id = 2 AND status = 'pending'" },
     { filters: { agent_id: 2 }, where: 'agent_id = 2' },
   ])('the review service lists $filters as SQL selects them', async ({ filters, where }) => {
-    await expectPagesLikeSql(where, (sort, page) => server.services.reviews.reading.list(INSTALLATION, filters, page, PAGE_SIZE, sort));
+    await expectPagesLikeSql(where, (sort, page) => server.test.reviews.reading.list(INSTALLATION, filters, page, PAGE_SIZE, sort));
   });
 });
 

@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import type { DiskReport } from '../../db/disk-space';
+import type { DiskReport } from '../../system/disk-space';
 import { invalidInput } from '../../domain/errors';
 import { packageVersion } from '../../package-info';
 

@@ -1,7 +1,7 @@
-import type { Config } from './config/settings';
-import type { EventFeed } from './domain/events';
-import { INSTALLATION } from './domain/ports';
-import { type StartOptions, startServer } from './runtime';
+import type { Config } from '../config/settings';
+import type { EventFeed } from '../domain/events';
+import { INSTALLATION } from '../domain/ports';
+import { launchApi, type StartOptions } from './api-server';
 
 /**
  * What the desktop shell holds of the API it runs in its process: the live events (for
@@ -18,14 +18,14 @@ export interface DesktopServer {
 }
 
 export async function startDesktopServer(config: Config, options: StartOptions = {}): Promise<DesktopServer> {
-  const server = await startServer(config, options);
-  const { feed, reviews, db } = server.services;
+  const { running, services } = await launchApi(config, options);
+  const { feed, reviews } = services;
   return {
-    url: server.url,
-    port: server.port,
-    databaseLocation: db.location,
+    url: running.url,
+    port: running.port,
+    databaseLocation: running.databaseLocation,
     events: { on: (type, listener) => feed.on(type, listener) },
     pendingCount: async () => (await reviews.reading.list(INSTALLATION, { status: 'pending' }, 1, 1)).total,
-    close: () => server.close(),
+    close: () => running.close(),
   };
 }

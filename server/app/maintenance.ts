@@ -1,0 +1,97 @@
+import type { Config } from '../config/settings';
+import type { Database } from '../db/connection';
+import { oneAtATime } from '../db/one-at-a-time';
+import type { Outbox } from '../db/outbox';
+import type { AttachmentStore } from '../db/attachment-store';
+import type { ReviewStore } from '../db/review-store';
+import type { WebhookStore } from '../db/webhook-store';
+import type { EventFeed } from '../domain/events';
+import { ReviewExpiry } from '../domain/expiry';
+import type { Policy } from '../domain/policy';
+import type { UnitOfWork } from '../domain/ports';
+import type { ReviewUseCases } from '../domain/reviews/use-cases';
+import { outgoingSocketsFor } from '../http/connections';
+import type { Logger } from '../logging';
+import type { AttachmentFiles } from '../storage/attachment-files';
+import { WebhookDispatcher } from '../webhooks/dispatcher';
+import { relayOtherProcesses, type Storage } from './database';
+import type { EditionPlan } from './edition';
+
+/** What runs besides the requests: expiry, webhook deliveries, other processes' events. */
+export interface BackgroundWork {
+  /** Looks for due webhook deliveries now (a new endpoint's test, a test that moved the clock). */
+  wakeWebhooks(): void;
+  /** Sockets the process may open itself at once (webhook deliveries): they share the client connections' descriptors. */
+  outgoingSockets: number;
+  stop(): Promise<void>;
+}
+
+export interface BackgroundWorkOptions {
+  config: Config;
+  edition: EditionPlan;
+  storage: Storage;
+  stores: { reviews: ReviewStore; attachments: AttachmentStore; webhooks: WebhookStore };
+  unitOfWork: UnitOfWork;
+  feed: EventFeed;
+  outbox: Outbox;
+  reviews: ReviewUseCases;
+  policy: () => Policy;
+  log: Logger;
+  clock: () => number;
+}
+
+/**
+ * Starts, in order: the sweep of uploads that never committed, the expiry timer (which first
+ * expires what came due while the server was down), webhook deliveries, and the relay of other
+ * processes' events.
+ */
+export async function startBackgroundWork(options: BackgroundWorkOptions): Promise<BackgroundWork> {
+  const { config, storage, stores, feed, outbox, reviews, log, clock } = options;
+  const exclusive = oneAtATime(storage.db);
+  await exclusive.run('attachment-sweep', () => sweepAttachments(storage.files, stores.attachments, storage.db, log, clock));
+  const expiry = new ReviewExpiry({ store: stores.reviews, oneAtATime: exclusive, deciding: reviews.deciding, reading: reviews.reading, feed, policy: options.policy, log, clock });
+  await expiry.start();
+  const dispatcher = await startWebhookDeliveries(options);
+  const relay = await relayOtherProcesses(storage.db, { url: config.database_url, outbox, feed, recheck: () => reviews.waiting.recheckWaiting(), log });
+  return {
+    wakeWebhooks: () => dispatcher?.sender.wake(),
+    outgoingSockets: dispatcher?.inFlight ?? 0,
+    stop: async () => {
+      expiry.stop();
+      await dispatcher?.sender.stop();
+      await relay?.stop();
+    },
+  };
+}
+
+/** The edition's webhook deliveries, at most as many at once as the open-file limit affords. */
+async function startWebhookDeliveries(options: BackgroundWorkOptions): Promise<{ sender: WebhookDispatcher; inFlight: number } | undefined> {
+  const { config, edition, stores, unitOfWork, feed, log, clock } = options;
+  if (edition.webhooks === 'none') return undefined;
+  if (edition.webhooks === 'installation') await stores.webhooks.syncInstallationWebhooks(config.webhooks, clock());
+  const limits = { inFlight: outgoingSocketsFor(config.webhook_max_in_flight), inFlightPerOrganization: config.webhook_max_in_flight_per_organization };
+  if (limits.inFlight < config.webhook_max_in_flight) {
+    log.warn('webhook deliveries in flight limited by the open-file limit', { webhook_max_in_flight: config.webhook_max_in_flight, allowed: limits.inFlight });
+  }
+  const targets = { allowPrivate: config.webhook_allow_private_targets, allowHttp: config.webhook_allow_http };
+  const sender = new WebhookDispatcher({ webhooks: stores.webhooks, unitOfWork, feed, scheduleSeconds: config.webhook_retry_schedule, limits, targets, log, clock });
+  await sender.start();
+  return { sender, inFlight: limits.inFlight };
+}
+
+/**
+ * Removes the files of uploads that never committed: stopped mid-upload, or moved into place
+ * by a process killed before its commit. With a database other processes share, files of the
+ * last minutes are spared: they may belong to another process's upload under way.
+ */
+async function sweepAttachments(files: AttachmentFiles, store: AttachmentStore, db: Database, log: Logger, clock: () => number): Promise<void> {
+  const olderThan = db.dialect === 'sqlite' ? Number.POSITIVE_INFINITY : clock() - SHARED_SWEEP_SPARES_MS;
+  const abandoned = await files.sweepIncoming(olderThan);
+  if (abandoned > 0) log.info('removed unfinished uploads', { count: abandoned });
+  const kept = await store.storageKeys();
+  const unreferenced = await files.sweepUnreferenced((storageKey) => kept.has(storageKey), olderThan);
+  if (unreferenced > 0) log.info('removed files of uploads that never committed', { count: unreferenced });
+}
+
+/** Longer than any upload may take to arrive (the request timeout), with room to spare. */
+const SHARED_SWEEP_SPARES_MS = 10 * 60_000;

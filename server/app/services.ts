@@ -1,0 +1,205 @@
+import { type Config, publicUrlOf } from '../config/settings';
+import type { Database } from '../db/connection';
+import type { DiskReport } from '../system/disk-space';
+import { defineModels } from '../db/models';
+import { Outbox } from '../db/outbox';
+import { AttachmentStore } from '../db/attachment-store';
+import { FeedbackStore } from '../db/feedback-store';
+import { OrganizationStore } from '../db/organization-store';
+import { AgentStore } from '../db/agent-store';
+import { AuditStore } from '../db/audit-store';
+import { PeopleStore } from '../db/people-store';
+import { ReviewStore } from '../db/review-store';
+import { RoutingRuleStore } from '../db/routing-rule-store';
+import { WorkflowStore } from '../db/workflow-store';
+import { WebhookStore } from '../db/webhook-store';
+import { StatisticsQuery } from '../db/statistics-query';
+import { DatabaseUnitOfWork } from '../db/unit-of-work';
+import { AttachmentService } from '../domain/attachments';
+import { EventFeed } from '../domain/events';
+import { FeedbackService } from '../domain/feedback';
+import { OrganizationService } from '../domain/organizations';
+import { AgentService } from '../domain/agents';
+import { AuditService } from '../domain/audit';
+import { OrganizationRouting } from '../domain/organization-routing';
+import { PeopleService } from '../domain/people';
+import { Workflows } from '../domain/workflows';
+import { webhookEnqueuer, WebhookService } from '../domain/webhooks';
+import { Invitations, SignInService } from '../domain/sign-in';
+import { passwordHashing, type ScryptCost } from '../domain/passwords';
+import { type ReviewUseCases, reviewUseCases } from '../domain/reviews/use-cases';
+import { StatisticsService } from '../domain/statistics';
+import { DecisionWaiters } from '../domain/waiters';
+import type { Policy } from '../domain/policy';
+import type { UnitOfWork } from '../domain/ports';
+import type { Logger } from '../logging';
+import type { AttachmentFiles } from '../storage/attachment-files';
+import { type Storage, openStorage } from './database';
+import { type EditionPlan, editionOf } from './edition';
+import { type BackgroundWork, startBackgroundWork } from './maintenance';
+
+/** The hosted edition's own use cases: organizations, people and what they configure. */
+export interface HostedServices {
+  organizations: OrganizationService;
+  agents: AgentService;
+  audit: AuditService;
+  people: PeopleService;
+  signIn: SignInService;
+  routing: OrganizationRouting;
+  workflows: Workflows;
+  webhooks: WebhookService;
+}
+
+/** Everything behind the HTTP layer, wired to one database. Known to `app/` alone: others get a handle. */
+export interface Services {
+  edition: EditionPlan;
+  db: Database;
+  /** Committed events, in the order they reached this process. */
+  feed: EventFeed;
+  outbox: Outbox;
+  waiters: DecisionWaiters;
+  reviews: ReviewUseCases;
+  feedback: FeedbackService;
+  attachments: AttachmentService;
+  files: AttachmentFiles;
+  statistics: StatisticsService;
+  hosted: HostedServices;
+  background: BackgroundWork;
+  disk(): Promise<DiskReport>;
+  /** Puts a reloaded policy in force for new reviews and the next expiries; waiting agents are untouched. */
+  replacePolicy(policy: Policy): void;
+  /** Stops background work and closes the database. */
+  close(): Promise<void>;
+}
+
+/** What the services take besides the configuration: tests set them. */
+export interface ServiceOptions {
+  clock?: () => number;
+  /** scrypt's cost for new passwords and for the timing of unknown e-mails (default PASSWORD_COST). */
+  passwordCost?: ScryptCost;
+}
+
+/** The repositories over one database. */
+function storesOn(db: Database) {
+  const models = defineModels(db.sequelize);
+  return {
+    reviews: new ReviewStore(db, models),
+    feedback: new FeedbackStore(models),
+    attachments: new AttachmentStore(models),
+    statistics: new StatisticsQuery(db.sequelize),
+    organizations: new OrganizationStore(db),
+    agents: new AgentStore(db),
+    people: new PeopleStore(db),
+    audit: new AuditStore(db),
+    routingRules: new RoutingRuleStore(db),
+    workflows: new WorkflowStore(db),
+    webhooks: new WebhookStore(db),
+  };
+}
+
+type Stores = ReturnType<typeof storesOn>;
+
+/**
+ * How changes are written: each in one transaction with the events it records (the outbox), and
+ * in the edition's audit log and webhook deliveries.
+ */
+function writesOn(db: Database, stores: Stores, edition: EditionPlan, clock: () => number, log: Logger): { feed: EventFeed; outbox: Outbox; unitOfWork: UnitOfWork } {
+  const feed = new EventFeed((event, error) => log.error('event listener failed', { event: event.type, error: String(error) }));
+  const outbox = new Outbox(db, clock);
+  const unitOfWork = new DatabaseUnitOfWork(db, outbox, feed, {
+    auditLog: edition.organizations ? stores.audit : undefined,
+    webhooks: edition.webhooks === 'none' ? undefined : webhookEnqueuer(stores.webhooks, clock, edition.webhooks === 'installation'),
+    clock,
+  });
+  return { feed, outbox, unitOfWork };
+}
+
+/** The review policy in force, which a reload replaces. */
+function policyHolder(initial: Policy): { current: () => Policy; replace: (policy: Policy) => void } {
+  let policy = initial;
+  return { current: () => policy, replace: (next) => void (policy = next) };
+}
+
+/** The services of the API, composed in steps: storage, repositories, writes, use cases, background work. */
+export async function openServices(config: Config, log: Logger, { clock = Date.now, passwordCost }: ServiceOptions = {}): Promise<Services> {
+  const edition = editionOf(config);
+  const storage = await openStorage(config, log, clock);
+  const { db } = storage;
+  const stores = storesOn(db);
+  const { feed, outbox, unitOfWork } = writesOn(db, stores, edition, clock, log);
+  const policy = policyHolder(config.routing);
+  const waiters = new DecisionWaiters(feed);
+  const hosted = hostedServices(config, stores, unitOfWork, clock, passwordCost, () => background.wakeWebhooks());
+  const reviews = reviewUseCases({
+    reviews: stores.reviews,
+    agents: stores.agents,
+    people: stores.people,
+    // The hosted edition's organizations route by their own rules first, and run their workflows.
+    organizationRouting: edition.organizations ? hosted.routing : undefined,
+    workflows: edition.organizations ? hosted.workflows : undefined,
+    unitOfWork,
+    waiters,
+    policy: policy.current,
+    maxWaiting: config.max_waiting_requests,
+    refuseHiddenCharacters: config.refuse_hidden_characters,
+    clock,
+  });
+  const attachments = attachmentService(config, storage, stores, unitOfWork, clock);
+  const background = await startBackgroundWork({ config, edition, storage, stores, unitOfWork, feed, outbox, reviews, policy: policy.current, log, clock });
+  return {
+    edition,
+    db,
+    feed,
+    outbox,
+    waiters,
+    reviews,
+    feedback: new FeedbackService(stores.feedback, stores.reviews, unitOfWork, clock),
+    attachments,
+    files: storage.files,
+    statistics: new StatisticsService(stores.statistics, clock),
+    hosted,
+    background,
+    disk: () => storage.diskSpace.report(),
+    replacePolicy: policy.replace,
+    close: async () => {
+      await background.stop();
+      await db.close();
+    },
+  };
+}
+
+function attachmentService(config: Config, storage: Storage, stores: Stores, unitOfWork: UnitOfWork, clock: () => number): AttachmentService {
+  return new AttachmentService({
+    attachments: stores.attachments,
+    reviews: stores.reviews,
+    files: storage.files,
+    unitOfWork,
+    limits: { maxBytes: config.max_attachment_bytes, maxPerReview: config.max_attachments_per_review },
+    refuseHiddenCharacters: config.refuse_hidden_characters,
+    clock,
+  });
+}
+
+/** The hosted edition's use cases. Built in either edition: the self-hosted one serves none of them. */
+export function hostedServices(
+  config: Config,
+  stores: Pick<Stores, 'organizations' | 'agents' | 'audit' | 'people' | 'routingRules' | 'workflows' | 'webhooks'>,
+  unitOfWork: UnitOfWork,
+  clock: () => number,
+  passwordCost: ScryptCost | undefined,
+  wakeWebhooks: () => void,
+): HostedServices {
+  const webhookTargets = { allowPrivate: config.webhook_allow_private_targets, allowHttp: config.webhook_allow_http };
+  return {
+    organizations: new OrganizationService({ organizations: stores.organizations, agents: stores.agents, unitOfWork, clock }),
+    agents: new AgentService(stores.agents, unitOfWork, clock),
+    audit: new AuditService(stores.audit),
+    people: new PeopleService(stores.people, stores.people, new Invitations(stores.people, publicUrlOf(config), clock), unitOfWork, clock),
+    signIn: new SignInService(stores.people, unitOfWork, clock, passwordHashing(passwordCost)),
+    routing: new OrganizationRouting(stores.routingRules, stores.people, unitOfWork, clock),
+    workflows: new Workflows(stores.workflows, stores.organizations, stores.people, unitOfWork, clock),
+    webhooks: new WebhookService(stores.webhooks, unitOfWork, webhookTargets, config.max_webhooks_per_organization, clock, wakeWebhooks),
+  };
+}
+
+export type { Stores };
