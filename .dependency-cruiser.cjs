@@ -14,7 +14,7 @@ module.exports = {
     },
     {
       name: 'domain-imports-only-itself',
-      comment: 'server/domain declares the ports it needs (ports.ts); db, storage, http and the rest implement or call it.',
+      comment: "server/domain declares the ports it needs (each area's ports.ts); db, storage, http and the rest implement or call it.",
       severity: 'error',
       from: { path: '^server/domain/' },
       to: { pathNot: ['^server/domain/'], dependencyTypesNot: ['core'] },

@@ -5,8 +5,8 @@
 export { main as runCli } from './cli/main';
 export { loadConfig, type LoadedConfig } from './config/load';
 export { type Config, ConfigError, apiUrlOf, dashboardUrlOf } from './config/settings';
-export type { ReviewRecord, Urgency } from './domain/records';
-export { oneLine } from './domain/text';
+export type { ReviewRecord, Urgency } from './domain/reviews/records';
+export { oneLine } from './domain/shared/text';
 export { createLogger, type Logger } from './logging';
 export { type DesktopServer, startDesktopServer } from './app/desktop-handle';
 export { type RunningDashboard, startDashboard } from './app/dashboard-server';

@@ -8,7 +8,7 @@ import { RoutingRuleStore } from '../db/routing-rule-store';
 import { DatabaseUnitOfWork } from '../db/unit-of-work';
 import { WebhookStore } from '../db/webhook-store';
 import { WorkflowStore } from '../db/workflow-store';
-import { EventFeed } from '../domain/events';
+import { EventFeed } from '../domain/shared/events';
 import { silentLogger } from '../logging';
 import { openMigratedDatabase } from './database';
 import { editionOf } from './edition';

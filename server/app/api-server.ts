@@ -1,6 +1,6 @@
 import type { Config } from '../config/settings';
-import type { Policy } from '../domain/policy';
-import type { Principal } from '../domain/ports';
+import type { Policy } from '../domain/routing/review-policy';
+import type { Principal } from '../domain/shared/principal';
 import { createApp } from '../http/app';
 import { type ConnectionLimits, connectionLimitsFor } from '../http/connections';
 import { EventStreams } from '../http/event-stream';

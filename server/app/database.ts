@@ -5,7 +5,7 @@ import { type Database, openDatabase } from '../db/connection';
 import { DiskSpace } from '../system/disk-space';
 import { migrate } from '../db/migrate';
 import type { Outbox } from '../db/outbox';
-import type { EventFeed } from '../domain/events';
+import type { EventFeed } from '../domain/shared/events';
 import type { Logger } from '../logging';
 import { AttachmentFiles } from '../storage/attachment-files';
 

@@ -1,6 +1,6 @@
 import type { Config } from '../config/settings';
-import type { EventFeed } from '../domain/events';
-import { INSTALLATION } from '../domain/ports';
+import type { EventFeed } from '../domain/shared/events';
+import { INSTALLATION } from '../domain/shared/principal';
 import { launchApi, type StartOptions } from './api-server';
 
 /**

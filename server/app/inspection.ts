@@ -7,7 +7,7 @@ import { defineModels } from '../db/models';
 import { ReviewStore } from '../db/review-store';
 import { StatisticsQuery } from '../db/statistics-query';
 import { ReadReviews } from '../domain/reviews/reading';
-import { StatisticsService } from '../domain/statistics';
+import { StatisticsService } from '../domain/reviews/statistics';
 
 /** Why the database cannot be inspected, in words a person can act on. */
 export class DatabaseUnreadable extends Error {

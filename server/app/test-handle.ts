@@ -1,10 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Sequelize } from 'sequelize';
 import type { Config } from '../config/settings';
-import type { AttachmentService } from '../domain/attachments';
-import type { FeedbackService } from '../domain/feedback';
-import type { Principal } from '../domain/ports';
-import type { StatisticsService } from '../domain/statistics';
+import type { AttachmentService } from '../domain/reviews/attachments';
+import type { FeedbackService } from '../domain/reviews/feedback';
+import type { Principal } from '../domain/shared/principal';
+import type { StatisticsService } from '../domain/reviews/statistics';
 import type { ReviewUseCases } from '../domain/reviews/use-cases';
 import { launchApi, type RunningServer, type StartOptions } from './api-server';
 

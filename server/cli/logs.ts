@@ -1,7 +1,7 @@
 import { loadConfig } from '../config/load';
-import { INSTALLATION } from '../domain/ports';
-import { oneLine } from '../domain/text';
-import type { ReviewRecord, ReviewStatus } from '../domain/records';
+import { INSTALLATION } from '../domain/shared/principal';
+import { oneLine } from '../domain/shared/text';
+import type { ReviewRecord, ReviewStatus } from '../domain/reviews/records';
 import { openForReading } from './read-database';
 
 export interface LogsOptions {

@@ -1,6 +1,6 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { CONFIG_FILE_NAME } from '../config/load';
-import { REVIEW_STATUSES } from '../domain/records';
+import { REVIEW_STATUSES } from '../domain/reviews/records';
 import { ConfigError, EDITIONS } from '../config/settings';
 import { packageVersion } from '../package-info';
 import { CliError } from './errors';

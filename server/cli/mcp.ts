@@ -3,7 +3,7 @@ import { loadConfig } from '../config/load';
 import { apiUrlOf, type Config } from '../config/settings';
 import { createLogger, type Logger } from '../logging';
 import { apiGateway, greenlightAnswers } from '../mcp/api-gateway';
-import { ANONYMOUS_LOCAL } from '../domain/ports';
+import { ANONYMOUS_LOCAL } from '../domain/shared/principal';
 import type { ReviewGateway } from '../mcp/gateway';
 import { createReviewTools } from '../mcp/tools';
 import { startServer } from '../app/api-server';

@@ -1,8 +1,8 @@
 import { openAdministration } from '../app/administration';
 import { loadConfig } from '../config/load';
-import { actingAs } from '../domain/audit';
-import { AppError } from '../domain/errors';
-import { OPERATOR } from '../domain/ports';
+import { actingAs } from '../domain/organizations/audit';
+import { AppError } from '../domain/shared/errors';
+import { OPERATOR } from '../domain/shared/principal';
 import { CliError } from './errors';
 
 /**

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { loadConfig } from '../config/load';
 import type { Config } from '../config/settings';
-import { describePolicy } from '../domain/policy';
+import { describePolicy } from '../domain/routing/review-policy';
 import type { Logger } from '../logging';
 import type { RunningServer } from '../app/api-server';
 import { CliError } from './errors';

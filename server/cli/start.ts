@@ -7,7 +7,7 @@ import { createLogger, type Logger } from '../logging';
 import { startServer } from '../app/api-server';
 import { startDashboard } from '../app/dashboard-server';
 import { PortInUseError } from '../app/listen';
-import { describePolicy } from '../domain/policy';
+import { describePolicy } from '../domain/routing/review-policy';
 import { startWorkers } from './api-workers';
 import { CliError } from './errors';
 import { pidFileOf, reloadPolicyOnHangup } from './policy-reload';

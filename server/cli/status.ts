@@ -1,7 +1,7 @@
 import { loadConfig } from '../config/load';
 import { type Config, apiUrlOf } from '../config/settings';
-import { describePolicy } from '../domain/policy';
-import { INSTALLATION } from '../domain/ports';
+import { describePolicy } from '../domain/routing/review-policy';
+import { INSTALLATION } from '../domain/shared/principal';
 import { packageVersion } from '../package-info';
 import { freeBytesUnder } from '../system/disk-space';
 import { CliError } from './errors';

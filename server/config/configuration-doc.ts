@@ -5,7 +5,7 @@
  * line is written by hand and kept as it is.
  */
 
-import { NO_POLICY } from '../domain/policy';
+import { NO_POLICY } from '../domain/routing/review-policy';
 import { SETTINGS, environmentName } from './settings';
 
 export const HAND_WRITTEN_MARKER =

@@ -5,11 +5,11 @@
  */
 
 import net from 'node:net';
-import type { ConfiguredWebhook } from '../domain/ports';
-import { compilePolicy, durationSeconds, NO_POLICY, type Policy } from '../domain/policy';
-import { checkUrl } from '../domain/webhook-targets';
-import { WEBHOOK_EVENTS } from '../domain/webhooks';
-import { RuleError } from '../domain/routing-rules';
+import type { ConfiguredWebhook } from '../domain/webhooks/records';
+import { compilePolicy, durationSeconds, NO_POLICY, type Policy } from '../domain/routing/review-policy';
+import { checkUrl } from '../domain/webhooks/targets';
+import { WEBHOOK_EVENTS } from '../domain/webhooks/webhooks';
+import { RuleError } from '../domain/routing/conditions';
 
 export const EDITIONS = ['self-hosted', 'hosted'] as const;
 export type Edition = (typeof EDITIONS)[number];

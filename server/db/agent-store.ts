@@ -2,7 +2,9 @@ import type { Database } from './database';
 import { organizationRows } from './organization-rows';
 import { isoTime } from './time';
 import { transactionOf } from './unit-of-work';
-import type { AgentRecord, AgentRepository, NewAgent, Tx } from '../domain/ports';
+import type { AgentRecord } from '../domain/organizations/records';
+import type { AgentRepository, NewAgent } from '../domain/organizations/ports';
+import type { Tx } from '../domain/shared/unit-of-work';
 
 interface AgentRow {
   id: number;

@@ -3,8 +3,10 @@ import type { AttachmentRow, Models, ReviewRow } from './models';
 import { reviewPartsWhere, reviewsWhere } from './scope';
 import { isoTime } from './time';
 import { transactionOf } from './unit-of-work';
-import type { AttachmentDeletion, AttachmentInsert, AttachmentRepository, AttachmentRules, NewAttachment, Scope, StoredAttachment, Tx } from '../domain/ports';
-import type { AttachmentRecord } from '../domain/records';
+import type { AttachmentDeletion, AttachmentInsert, AttachmentRepository, AttachmentRules, NewAttachment, StoredAttachment } from '../domain/reviews/ports';
+import type { Scope } from '../domain/shared/principal';
+import type { Tx } from '../domain/shared/unit-of-work';
+import type { AttachmentRecord } from '../domain/reviews/records';
 
 export function toAttachmentRecord(row: AttachmentRow): AttachmentRecord {
   return {

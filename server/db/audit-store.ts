@@ -2,8 +2,10 @@ import { QueryTypes, type Transaction } from 'sequelize';
 import type { Database } from './database';
 import { isoTime } from './time';
 import { transactionOf } from './unit-of-work';
-import { entryHash, GENESIS_HASH } from '../domain/audit';
-import type { AuditActor, AuditEntryInput, AuditFilters, AuditHead, AuditRecord, AuditRepository, Tx } from '../domain/ports';
+import { entryHash, GENESIS_HASH } from '../domain/organizations/audit';
+import type { AuditActor, AuditHead, AuditRecord } from '../domain/organizations/records';
+import type { AuditEntryInput, Tx } from '../domain/shared/unit-of-work';
+import type { AuditFilters, AuditRepository } from '../domain/organizations/ports';
 
 interface AuditRow {
   id: number;

@@ -1,5 +1,5 @@
 import { type Sequelize, type Transaction, UniqueConstraintError } from 'sequelize';
-import type { WorkOptions } from '../domain/ports';
+import type { WorkOptions } from '../domain/shared/unit-of-work';
 import { type DiskSpace, isOutOfSpace } from '../system/disk-space';
 
 export type Dialect = 'sqlite' | 'postgres';

@@ -2,9 +2,11 @@ import type { FeedbackRow, Models } from './models';
 import { reviewPartsWhere, reviewsWhere } from './scope';
 import { isoTime } from './time';
 import { transactionOf } from './unit-of-work';
-import type { EventSubject } from '../domain/events';
-import type { FeedbackRepository, Scope, Tx } from '../domain/ports';
-import type { FeedbackInput, FeedbackRecord } from '../domain/records';
+import type { EventSubject } from '../domain/shared/events';
+import type { FeedbackRepository } from '../domain/reviews/ports';
+import type { Scope } from '../domain/shared/principal';
+import type { Tx } from '../domain/shared/unit-of-work';
+import type { FeedbackInput, FeedbackRecord } from '../domain/reviews/records';
 
 function toFeedbackRecord(row: FeedbackRow): FeedbackRecord {
   return { id: row.id, review_id: row.review_id, rating: row.rating, comment: row.comment, created_at: isoTime(row.created_at) };

@@ -1,5 +1,5 @@
 import { DataTypes, type Model, type ModelStatic, type Sequelize } from 'sequelize';
-import type { AttachmentRecord, DecisionRecord, FeedbackRecord, ReviewRecord } from '../domain/records';
+import type { AttachmentRecord, DecisionRecord, FeedbackRecord, ReviewRecord } from '../domain/reviews/records';
 
 /** A review row as stored: times in epoch milliseconds, metadata as JSON text. */
 export type ReviewRow = Omit<ReviewRecord, 'metadata' | 'created_at' | 'updated_at' | 'decided_at' | 'expires_at' | 'decision'> & {

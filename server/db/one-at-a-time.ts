@@ -1,5 +1,5 @@
 import { QueryTypes } from 'sequelize';
-import type { OneAtATime } from '../domain/ports';
+import type { OneAtATime } from '../domain/shared/unit-of-work';
 import type { Database } from './database';
 
 /**

@@ -1,7 +1,7 @@
 import { QueryTypes } from 'sequelize';
 import type { Database } from './database';
 import { transactionOf } from './unit-of-work';
-import type { Tx } from '../domain/ports';
+import type { Tx } from '../domain/shared/unit-of-work';
 
 /**
  * The rows of `table` that belong to one organization, oldest first; with `id`, only that one

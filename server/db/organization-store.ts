@@ -2,7 +2,10 @@ import { QueryTypes } from 'sequelize';
 import type { Database } from './database';
 import { isoTime } from './time';
 import { transactionOf } from './unit-of-work';
-import type { ApiKeyRecord, KeyScope, NewApiKey, OrganizationRecord, OrganizationRepository, Tx } from '../domain/ports';
+import type { ApiKeyRecord, OrganizationRecord } from '../domain/organizations/records';
+import type { KeyScope } from '../domain/shared/principal';
+import type { NewApiKey, OrganizationRepository } from '../domain/organizations/ports';
+import type { Tx } from '../domain/shared/unit-of-work';
 
 interface OrganizationRow {
   id: number;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { QueryTypes, type Transaction } from 'sequelize';
-import type { DomainEvent, EventPayloads, EventType, OutboxEntry, PublishedEvent, Revocation } from '../domain/events';
-import type { Scope } from '../domain/ports';
+import type { DomainEvent, EventPayloads, EventType, OutboxEntry, PublishedEvent, Revocation } from '../domain/shared/events';
+import type { Scope } from '../domain/shared/principal';
 import type { Database } from './database';
 import { reviewPartsSql } from './scope';
 

@@ -3,7 +3,9 @@ import { type Database, isUniqueViolation } from './database';
 import { organizationRows } from './organization-rows';
 import { isoTime } from './time';
 import { transactionOf } from './unit-of-work';
-import type { NewSession, NewUser, PeopleRepository, SignInRepository, TeamMember, TeamRecord, Tx, UserCredentials, UserRecord, UserRole } from '../domain/ports';
+import type { NewSession, NewUser, PeopleRepository, SignInRepository, UserCredentials } from '../domain/people/ports';
+import type { TeamMember, TeamRecord, UserRecord, UserRole } from '../domain/people/records';
+import type { Tx } from '../domain/shared/unit-of-work';
 
 interface UserRow {
   id: number;

@@ -1,6 +1,6 @@
 import pg from 'pg';
-import type { EventFeed, OutboxEntry } from '../domain/events';
-import type { Log } from '../domain/ports';
+import type { EventFeed, OutboxEntry } from '../domain/shared/events';
+import type { Log } from '../domain/shared/unit-of-work';
 import { EVENTS_CHANNEL, type Outbox } from './outbox';
 
 /** Ids remembered as published here, so one that arrives twice (a notification and a catch-up) goes out once. */

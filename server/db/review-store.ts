@@ -5,16 +5,10 @@ import type { DecisionRow, Models, ReviewRow } from './models';
 import { isoTime } from './time';
 import { reviewPartsSql, reviewsWhere } from './scope';
 import { transactionOf } from './unit-of-work';
-import type { DecisionOutcome, DueReview, IdempotencyClaim, NewReview, ReviewRepository, Scope, Tx } from '../domain/ports';
-import {
-  type DecisionInput,
-  type DecisionRecord,
-  IDEMPOTENCY_KEY_LIFETIME_MS,
-  type ReviewFilters,
-  type ReviewOrder,
-  type ReviewRecord,
-  STATUS_AFTER,
-} from '../domain/records';
+import type { DecisionOutcome, DueReview, IdempotencyClaim, NewReview, ReviewRepository } from '../domain/reviews/ports';
+import type { Scope } from '../domain/shared/principal';
+import type { Tx } from '../domain/shared/unit-of-work';
+import { type DecisionInput, type DecisionRecord, IDEMPOTENCY_KEY_LIFETIME_MS, type ReviewFilters, type ReviewOrder, type ReviewRecord, STATUS_AFTER } from '../domain/reviews/records';
 import { ClaimTaken } from '../domain/reviews/submitting';
 
 export function toDecisionRecord(row: DecisionRow): DecisionRecord {

@@ -3,7 +3,9 @@ import { type Database, isUniqueViolation } from './database';
 import { organizationRows } from './organization-rows';
 import { isoTime } from './time';
 import { transactionOf } from './unit-of-work';
-import type { RoutableRule, RoutingRuleFields, RoutingRuleRecord, RoutingRuleRepository, Tx } from '../domain/ports';
+import type { RoutableRule, RoutingRuleFields, RoutingRuleRecord } from '../domain/routing/records';
+import type { RoutingRuleRepository } from '../domain/routing/ports';
+import type { Tx } from '../domain/shared/unit-of-work';
 
 interface RuleRow {
   id: number;

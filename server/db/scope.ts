@@ -1,5 +1,5 @@
 import { literal, Op, type WhereOptions } from 'sequelize';
-import type { Scope } from '../domain/ports';
+import type { Scope } from '../domain/shared/principal';
 
 /** The condition that keeps a query of the reviews table inside the caller's organization (none for the whole installation) and, for a key bound to an agent, that agent's reviews. */
 export function reviewsWhere(scope: Scope): { organization_id?: number; agent_id?: number } {

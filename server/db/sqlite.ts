@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import sqlite3 from 'sqlite3';
 import { Sequelize, Transaction } from 'sequelize';
-import type { WorkOptions } from '../domain/ports';
+import type { WorkOptions } from '../domain/shared/unit-of-work';
 import { type Database, type OpenOptions, watchedWrites } from './database';
 
 /**

@@ -1,6 +1,7 @@
 import { QueryTypes, type Sequelize } from 'sequelize';
-import type { Scope, StatisticsSource } from '../domain/ports';
-import { type DecisionsOnDay, type Statistics, URGENCIES, type Urgency } from '../domain/records';
+import type { Scope } from '../domain/shared/principal';
+import type { StatisticsSource } from '../domain/reviews/ports';
+import { type DecisionsOnDay, type Statistics, URGENCIES, type Urgency } from '../domain/reviews/records';
 
 const DAY_MS = 86_400_000;
 const DAYS_OF_HISTORY = 14;

@@ -1,10 +1,11 @@
 import type { Transaction } from 'sequelize';
-import type { DomainEvent, EventFeed, OutboxEntry, PublishedEvent, Revocation } from '../domain/events';
-import { auditEntryOf, currentActor } from '../domain/audit';
-import type { AuditEntryInput, AuditRepository, Tx, UnitOfWork, WorkOptions } from '../domain/ports';
+import type { DomainEvent, EventFeed, OutboxEntry, PublishedEvent, Revocation } from '../domain/shared/events';
+import { auditEntryOf, currentActor } from '../domain/organizations/audit';
+import type { AuditEntryInput, Tx, UnitOfWork, WorkOptions } from '../domain/shared/unit-of-work';
+import type { AuditRepository } from '../domain/organizations/ports';
 import type { Database } from './database';
 import type { Outbox } from './outbox';
-import type { WebhookEnqueuer } from '../domain/webhooks';
+import type { WebhookEnqueuer } from '../domain/webhooks/webhooks';
 
 class DatabaseTx implements Tx {
   readonly events: DomainEvent[] = [];

@@ -3,8 +3,10 @@ import type { Database } from './database';
 import { organizationRows } from './organization-rows';
 import { isoTime } from './time';
 import { transactionOf } from './unit-of-work';
-import type { AttemptOutcome, ClaimedDelivery, ConfiguredWebhook, DeliveryRoom, Tx, WebhookFields, WebhookRepository } from '../domain/ports';
-import type { WebhookDeliveryRecord, WebhookRecord } from '../domain/records';
+import type { AttemptOutcome, ClaimedDelivery, DeliveryRoom, WebhookRepository } from '../domain/webhooks/ports';
+import type { ConfiguredWebhook, WebhookFields } from '../domain/webhooks/records';
+import type { Tx } from '../domain/shared/unit-of-work';
+import type { WebhookDeliveryRecord, WebhookRecord } from '../domain/webhooks/records';
 
 interface WebhookRow {
   id: number;

@@ -3,9 +3,11 @@ import type { Database } from './database';
 import { organizationRows } from './organization-rows';
 import { isoTime } from './time';
 import { transactionOf } from './unit-of-work';
-import type { Tx, WorkflowFields, WorkflowRecord, WorkflowRepository } from '../domain/ports';
-import type { UserRole } from '../domain/records';
-import type { Voter, WorkflowStage, WorkflowState } from '../domain/workflow';
+import type { Tx } from '../domain/shared/unit-of-work';
+import type { WorkflowFields, WorkflowRecord } from '../domain/workflows/records';
+import type { WorkflowRepository } from '../domain/workflows/ports';
+import type { UserRole } from '../domain/people/records';
+import type { Voter, WorkflowStage, WorkflowState } from '../domain/workflows/voting';
 
 interface WorkflowRow {
   id: number;

@@ -1,8 +1,8 @@
 import express, { type Express, type Request } from 'express';
 import type { DiskReport } from '../system/disk-space';
-import type { AttachmentService } from '../domain/attachments';
-import type { FeedbackService } from '../domain/feedback';
-import type { StatisticsService } from '../domain/statistics';
+import type { AttachmentService } from '../domain/reviews/attachments';
+import type { FeedbackService } from '../domain/reviews/feedback';
+import type { StatisticsService } from '../domain/reviews/statistics';
 import type { AttachmentFiles } from '../storage/attachment-files';
 import type { ReviewUseCases } from '../domain/reviews/use-cases';
 import type { Logger } from '../logging';

@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
-import { ANONYMOUS_LOCAL, INSTALLATION, type Principal } from '../domain/ports';
+import { ANONYMOUS_LOCAL, INSTALLATION, type Principal } from '../domain/shared/principal';
 import type { Logger } from '../logging';
 import { clientAddress } from './client-address';
 import { sendProblem } from './problems';

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { EventFeed, PublishedEvent } from '../domain/events';
-import type { Principal, Scope } from '../domain/ports';
+import type { EventFeed, PublishedEvent } from '../domain/shared/events';
+import type { Principal, Scope } from '../domain/shared/principal';
 
 /** A client further behind than this is cut off rather than buffered without bound. */
 const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;

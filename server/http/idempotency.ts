@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Request } from 'express';
-import type { IdempotencyClaim } from '../domain/ports';
+import type { IdempotencyClaim } from '../domain/reviews/ports';
 
 /** JSON with every object's keys in order: the same body sent with its fields reordered is the same request. */
 function canonicalJson(value: unknown): string {

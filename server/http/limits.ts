@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { type AppError, invalidInput } from '../domain/errors';
+import { type AppError, invalidInput } from '../domain/shared/errors';
 
 /** Deepest nesting a JSON body may have (the body itself is level 1). */
 export const MAX_JSON_DEPTH = 32;

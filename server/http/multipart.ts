@@ -1,7 +1,7 @@
 import busboy from 'busboy';
 import type { Request } from 'express';
 import { type AttachmentFiles, FileTooLargeError, type IncomingFile } from '../storage/attachment-files';
-import { AppError, invalidInput } from '../domain/errors';
+import { AppError, invalidInput } from '../domain/shared/errors';
 
 export interface ReceivedUpload {
   incoming: IncomingFile;

@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { invalidInput } from '../domain/errors';
+import { invalidInput } from '../domain/shared/errors';
 
 /**
  * An integer from the path or query, already checked by the OpenAPI validator — except that

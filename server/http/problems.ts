@@ -2,7 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import { isOutOfSpace } from '../system/disk-space';
 import { errorCodes, isOutOfFiles } from '../system/system-errors';
-import { AppError, type FieldError } from '../domain/errors';
+import { AppError, type FieldError } from '../domain/shared/errors';
 import type { Logger } from '../logging';
 
 /** Sends an RFC 9457 problem document. */

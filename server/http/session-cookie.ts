@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import { SESSION_LIFETIME_MS } from '../domain/sign-in';
+import { SESSION_LIFETIME_MS } from '../domain/people/sign-in';
 import { matchesSecret } from './auth';
 
 /** The dashboard's session (hosted edition): HttpOnly, so no script reads it; SameSite=Strict, so no other site sends it. */

@@ -1,4 +1,4 @@
-import type { DecisionRecord, FeedbackRecord, ReviewPage, ReviewRecord } from '../domain/records';
+import type { DecisionRecord, FeedbackRecord, ReviewPage, ReviewRecord } from '../domain/reviews/records';
 import type { DecisionWait, ReviewGateway } from './gateway';
 
 export interface ApiGatewayOptions {

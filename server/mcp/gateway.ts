@@ -1,7 +1,7 @@
-import type { FeedbackService } from '../domain/feedback';
-import type { Principal } from '../domain/ports';
+import type { FeedbackService } from '../domain/reviews/feedback';
+import type { Principal } from '../domain/shared/principal';
 import type { ReviewUseCases } from '../domain/reviews/use-cases';
-import type { FeedbackInput, FeedbackRecord, ReviewFilters, ReviewInput, ReviewPage, ReviewRecord } from '../domain/records';
+import type { FeedbackInput, FeedbackRecord, ReviewFilters, ReviewInput, ReviewPage, ReviewRecord } from '../domain/reviews/records';
 
 export type DecisionWait =
   | { kind: 'decided'; review: ReviewRecord }

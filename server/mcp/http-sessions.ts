@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { Principal } from '../domain/ports';
+import type { Principal } from '../domain/shared/principal';
 import type { SessionTransport } from './streamable-http';
 
 export interface McpSessionOptions {

@@ -1,4 +1,4 @@
-import type { ReviewRecord, ReviewStatus, Urgency } from '../domain/records';
+import type { ReviewRecord, ReviewStatus, Urgency } from '../domain/reviews/records';
 
 /**
  * What an agent learns about a review through MCP: in `structuredContent` for programs, and

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ReviewInput } from '../domain/records';
+import type { ReviewInput } from '../domain/reviews/records';
 import { openApiDocument } from '../http/openapi/document';
 
 /** What `POST /reviews` takes: a review's fields, and whether to wait for the decision. */

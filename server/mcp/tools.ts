@@ -5,10 +5,10 @@ import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/proto
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolResult, CreateTaskResult, ServerNotification, ServerRequest, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { DECISION_TYPES, type FeedbackRecord, type ReviewInput, type ReviewRecord, REVIEW_STATUSES, URGENCIES } from '../domain/records';
+import { DECISION_TYPES, type FeedbackRecord, type ReviewInput, type ReviewRecord, REVIEW_STATUSES, URGENCIES } from '../domain/reviews/records';
 import { packageVersion } from '../package-info';
 import type { DecisionWait, ReviewGateway } from './gateway';
-import { oneLine } from '../domain/text';
+import { oneLine } from '../domain/shared/text';
 import { describeOutcome, type PendingReason, reviewOutcome } from './outcome';
 import { CheckedTransport } from './request-checks';
 import { reviewCreateField, reviewCreateFields } from './review-create';

@@ -4,9 +4,9 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { type DiskSpace, isOutOfSpace } from '../system/disk-space';
-import type { BlobStore, IncomingFile } from '../domain/ports';
+import type { BlobStore, IncomingFile } from '../domain/reviews/ports';
 
-export type { IncomingFile } from '../domain/ports';
+export type { IncomingFile } from '../domain/reviews/ports';
 
 export class FileTooLargeError extends Error {
   constructor(readonly maxBytes: number) {

@@ -2,11 +2,12 @@ import dns from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
-import { asSystem } from '../domain/audit';
-import type { EventFeed } from '../domain/events';
-import type { AttemptOutcome, ClaimedDelivery, Clock, DeliveryRoom, Log, UnitOfWork, WebhookRepository } from '../domain/ports';
-import { retryDelayMs, signatureHeader } from '../domain/webhook-signing';
-import { checkTarget, type Resolve, type TargetPolicy } from '../domain/webhook-targets';
+import { asSystem } from '../domain/organizations/audit';
+import type { EventFeed } from '../domain/shared/events';
+import type { AttemptOutcome, ClaimedDelivery, DeliveryRoom, WebhookRepository } from '../domain/webhooks/ports';
+import type { Clock, Log, UnitOfWork } from '../domain/shared/unit-of-work';
+import { retryDelayMs, signatureHeader } from '../domain/webhooks/signing';
+import { checkTarget, type Resolve, type TargetPolicy } from '../domain/webhooks/targets';
 
 /** Only 2xx is success, and an answer must come within this. */
 const TIMEOUT_MS = 15_000;

@@ -3,16 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type AttachmentRecord,
-  type DecisionInput,
-  type DecisionRecord,
-  DECISION_TYPES,
-  type ReviewInput,
-  type ReviewRecord,
-  STATUS_AFTER,
-  URGENCIES,
-} from '../../server/domain/records';
+import { type AttachmentRecord, type DecisionInput, type DecisionRecord, DECISION_TYPES, type ReviewInput, type ReviewRecord, STATUS_AFTER, URGENCIES } from '../../server/domain/reviews/records';
 import { freePort, type RunningCli, startCli, stopProgram } from '../support/cli';
 import { eventually } from '../support/server';
 import { makeTempDir } from '../support/temp';

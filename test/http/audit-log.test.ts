@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../server/db/connection';
 import { AuditStore } from '../../server/db/audit-store';
 import { migrate } from '../../server/db/migrate';
-import { AuditService, entryHash, GENESIS_HASH } from '../../server/domain/audit';
+import { AuditService, entryHash, GENESIS_HASH } from '../../server/domain/organizations/audit';
 import { createTestDatabase, TEST_DATABASE_URL } from '../support/postgres';
 import { call, sampleReview, startTestServer, type TestServer } from '../support/server';
 import { makeTempDir } from '../support/temp';

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { INSTALLATION, type Principal } from '../../server/domain/ports';
+import { INSTALLATION, type Principal } from '../../server/domain/shared/principal';
 import { call, eventually, sampleReview, startTestServer, storedReviewCount, type TestServer } from '../support/server';
 
 let server: TestServer | undefined;

@@ -1,7 +1,7 @@
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MAX_JSON_DEPTH, MAX_JSON_MEMBERS } from '../../server/http/limits';
-import { INSTALLATION } from '../../server/domain/ports';
+import { INSTALLATION } from '../../server/domain/shared/principal';
 import { call, eventually, expectProblem, sampleReview, startTestServer, storedReviewCount, type TestServer } from '../support/server';
 
 let server: TestServer | undefined;

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { compilePolicy } from '../../server/domain/policy';
+import { compilePolicy } from '../../server/domain/routing/review-policy';
 import { call, sampleReview, startTestServer, type TestServer } from '../support/server';
 import { makeTempDir } from '../support/temp';
 

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Principal, Scope } from '../../server/domain/ports';
+import type { Principal, Scope } from '../../server/domain/shared/principal';
 import { eventually, sampleReview, startTestServer, type TestServer } from '../support/server';
 
 /**

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compilePolicy } from '../../server/domain/policy';
+import { compilePolicy } from '../../server/domain/routing/review-policy';
 import { call, expectProblem, type JsonResponse, startTestServer, type TestServer } from '../support/server';
 
 const OPERATOR_KEY = 'operator-key-for-workflow-tests-0123456789';

@@ -1,9 +1,13 @@
 // `resolution-mode`: the tests compile as CommonJS, and the client package is ESM.
 import type { components } from '@greenlight/client' with { 'resolution-mode': 'import' };
 import { describe, expectTypeOf, it } from 'vitest';
-import type { RoutingTrial } from '../../server/domain/organization-routing';
-import type * as ports from '../../server/domain/ports';
-import type * as records from '../../server/domain/records';
+import type { RoutingTrial } from '../../server/domain/routing/organization-rules';
+import type * as organizations from '../../server/domain/organizations/records';
+import type * as people from '../../server/domain/people/records';
+import type * as reviews from '../../server/domain/reviews/records';
+import type * as routing from '../../server/domain/routing/records';
+import type * as webhooks from '../../server/domain/webhooks/records';
+import type * as workflows from '../../server/domain/workflows/records';
 import type { ReviewCreate } from '../../server/mcp/review-create';
 
 type Schemas = components['schemas'];
@@ -17,33 +21,33 @@ type Schemas = components['schemas'];
  */
 describe('the records the API exchanges', () => {
   it('are declared by the domain as the OpenAPI document describes them', () => {
-    expectTypeOf<records.ReviewRecord>().toEqualTypeOf<Schemas['Review']>();
-    expectTypeOf<records.DecisionRecord>().toEqualTypeOf<Schemas['Decision']>();
-    expectTypeOf<records.VoteAnswer>().toEqualTypeOf<Schemas['VoteRecorded']>();
-    expectTypeOf<records.FeedbackRecord>().toEqualTypeOf<Schemas['Feedback']>();
-    expectTypeOf<records.AttachmentRecord>().toEqualTypeOf<Schemas['Attachment']>();
-    expectTypeOf<records.Statistics>().toEqualTypeOf<Schemas['Statistics']>();
-    expectTypeOf<records.UserRecord>().toEqualTypeOf<Schemas['User']>();
-    expectTypeOf<records.SessionView>().toEqualTypeOf<Schemas['Session']>();
-    expectTypeOf<records.InvitationView>().toEqualTypeOf<Schemas['InvitationDetails']>();
-    expectTypeOf<records.WebhookRecord>().toEqualTypeOf<Schemas['Webhook']>();
-    expectTypeOf<records.WebhookDeliveryRecord>().toEqualTypeOf<Schemas['WebhookDelivery']>();
-    expectTypeOf<ports.OrganizationRecord>().toEqualTypeOf<Schemas['Organization']>();
-    expectTypeOf<ports.ApiKeyRecord>().toEqualTypeOf<Schemas['ApiKey']>();
-    expectTypeOf<ports.AgentRecord>().toEqualTypeOf<Schemas['Agent']>();
-    expectTypeOf<ports.TeamRecord>().toEqualTypeOf<Schemas['Team']>();
-    expectTypeOf<ports.AuditRecord>().toEqualTypeOf<Schemas['AuditEntry']>();
-    expectTypeOf<ports.RoutingRuleRecord>().toEqualTypeOf<Schemas['RoutingRule']>();
-    expectTypeOf<ports.WorkflowRecord>().toEqualTypeOf<Schemas['Workflow']>();
+    expectTypeOf<reviews.ReviewRecord>().toEqualTypeOf<Schemas['Review']>();
+    expectTypeOf<reviews.DecisionRecord>().toEqualTypeOf<Schemas['Decision']>();
+    expectTypeOf<reviews.VoteAnswer>().toEqualTypeOf<Schemas['VoteRecorded']>();
+    expectTypeOf<reviews.FeedbackRecord>().toEqualTypeOf<Schemas['Feedback']>();
+    expectTypeOf<reviews.AttachmentRecord>().toEqualTypeOf<Schemas['Attachment']>();
+    expectTypeOf<reviews.Statistics>().toEqualTypeOf<Schemas['Statistics']>();
+    expectTypeOf<people.UserRecord>().toEqualTypeOf<Schemas['User']>();
+    expectTypeOf<people.SessionView>().toEqualTypeOf<Schemas['Session']>();
+    expectTypeOf<people.InvitationView>().toEqualTypeOf<Schemas['InvitationDetails']>();
+    expectTypeOf<webhooks.WebhookRecord>().toEqualTypeOf<Schemas['Webhook']>();
+    expectTypeOf<webhooks.WebhookDeliveryRecord>().toEqualTypeOf<Schemas['WebhookDelivery']>();
+    expectTypeOf<organizations.OrganizationRecord>().toEqualTypeOf<Schemas['Organization']>();
+    expectTypeOf<organizations.ApiKeyRecord>().toEqualTypeOf<Schemas['ApiKey']>();
+    expectTypeOf<organizations.AgentRecord>().toEqualTypeOf<Schemas['Agent']>();
+    expectTypeOf<people.TeamRecord>().toEqualTypeOf<Schemas['Team']>();
+    expectTypeOf<organizations.AuditRecord>().toEqualTypeOf<Schemas['AuditEntry']>();
+    expectTypeOf<routing.RoutingRuleRecord>().toEqualTypeOf<Schemas['RoutingRule']>();
+    expectTypeOf<workflows.WorkflowRecord>().toEqualTypeOf<Schemas['Workflow']>();
     // The domain's is narrower (each condition's operator is one the engine knows), and fits the document's.
     expectTypeOf<RoutingTrial>().toExtend<Schemas['RoutingTrial']>();
   });
 
   it('are taken in by the domain as the OpenAPI document describes them', () => {
     // What the MCP tool reads from the document at run time, typed as the domain's ReviewInput.
-    expectTypeOf<records.ReviewInput>().toEqualTypeOf<Omit<Schemas['ReviewCreate'], 'blocking'>>();
+    expectTypeOf<reviews.ReviewInput>().toEqualTypeOf<Omit<Schemas['ReviewCreate'], 'blocking'>>();
     expectTypeOf<ReviewCreate['blocking']>().toEqualTypeOf<Schemas['ReviewCreate']['blocking']>();
-    expectTypeOf<records.DecisionInput>().toEqualTypeOf<Schemas['DecisionCreate']>();
-    expectTypeOf<records.FeedbackInput>().toEqualTypeOf<Schemas['FeedbackCreate']>();
+    expectTypeOf<reviews.DecisionInput>().toEqualTypeOf<Schemas['DecisionCreate']>();
+    expectTypeOf<reviews.FeedbackInput>().toEqualTypeOf<Schemas['FeedbackCreate']>();
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dispositionFor, normalizeContentType, sanitizeFileName } from '../../server/domain/attachments';
+import { dispositionFor, normalizeContentType, sanitizeFileName } from '../../server/domain/reviews/attachments';
 
 describe('sanitizeFileName', () => {
   it.each([

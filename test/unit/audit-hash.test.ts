@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, entryHash, GENESIS_HASH } from '../../server/domain/audit';
+import { canonicalJson, entryHash, GENESIS_HASH } from '../../server/domain/organizations/audit';
 
 const entry = {
   organization_id: 1,

@@ -1,8 +1,8 @@
 import { expect, it } from 'vitest';
-import { EventFeed } from '../../server/domain/events';
-import { ReviewExpiry } from '../../server/domain/expiry';
-import { NO_POLICY } from '../../server/domain/policy';
-import type { DueReview } from '../../server/domain/ports';
+import { EventFeed } from '../../server/domain/shared/events';
+import { ReviewExpiry } from '../../server/domain/reviews/expiry';
+import { NO_POLICY } from '../../server/domain/routing/review-policy';
+import type { DueReview } from '../../server/domain/reviews/ports';
 
 /** Turns of the event loop: a pass re-armed for a time already past would run in each of them. */
 async function turns(count: number): Promise<void> {

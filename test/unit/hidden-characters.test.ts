@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isHiddenAt as dashboardSaysHidden } from '../../renderer/src/text/reveal';
-import { AppError } from '../../server/domain/errors';
-import { escapeHidden, firstHiddenCharacter, isHiddenAt as serverSaysHidden, oneLine, refuseHiddenCharacters } from '../../server/domain/text';
+import { AppError } from '../../server/domain/shared/errors';
+import { escapeHidden, firstHiddenCharacter, isHiddenAt as serverSaysHidden, oneLine, refuseHiddenCharacters } from '../../server/domain/shared/text';
 
 describe('hidden characters, as the server and the dashboard tell them', () => {
   it('the two classify every code point alike', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ReviewRecord } from '../../server/domain/records';
+import type { ReviewRecord } from '../../server/domain/reviews/records';
 import { describeOutcome, reviewOutcome } from '../../server/mcp/outcome';
 
 const pending: ReviewRecord = {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { compilePolicy, describePolicy, expiryTime, routeReview } from '../../server/domain/policy';
-import { compileRules, firstMatch, type RoutableReview, RuleError } from '../../server/domain/routing-rules';
+import { compilePolicy, describePolicy, expiryTime, routeReview } from '../../server/domain/routing/review-policy';
+import { compileRules, firstMatch, type RoutableReview, RuleError } from '../../server/domain/routing/conditions';
 
 const review: RoutableReview = {
   task_type: 'refund',

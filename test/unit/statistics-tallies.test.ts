@@ -2,12 +2,12 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSqlite as openDatabaseFile } from '../../server/db/sqlite';
 import { migrate } from '../../server/db/migrate';
-import { compilePolicy } from '../../server/domain/policy';
-import { type DecisionType, type ReviewOrder, STATUS_AFTER, URGENCIES, type Urgency } from '../../server/domain/records';
+import { compilePolicy } from '../../server/domain/routing/review-policy';
+import { type DecisionType, type ReviewOrder, STATUS_AFTER, URGENCIES, type Urgency } from '../../server/domain/reviews/records';
 import { call, startTestServer, type TestServer } from '../support/server';
 import { openSqlite, type SqliteShell as Shell } from '../support/sqlite';
 import { makeTempDir } from '../support/temp';
-import { INSTALLATION } from '../../server/domain/ports';
+import { INSTALLATION } from '../../server/domain/shared/principal';
 
 async function countsBy(shell: Shell, sql: string): Promise<Record<string, number>> {
   const rows = await shell.all<{ key: string; count: number }>(sql);

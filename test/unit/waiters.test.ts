@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
-import { EventFeed, type EventType, type PublishedEvent } from '../../server/domain/events';
-import type { ReviewRecord } from '../../server/domain/records';
-import { DecisionWaiters } from '../../server/domain/waiters';
+import { EventFeed, type EventType, type PublishedEvent } from '../../server/domain/shared/events';
+import type { ReviewRecord } from '../../server/domain/reviews/records';
+import { DecisionWaiters } from '../../server/domain/reviews/waiters';
 
 const decided = (id: number) => ({ id, status: 'approved' }) as ReviewRecord;
 

@@ -1,8 +1,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { EventFeed } from '../../server/domain/events';
-import type { ClaimedDelivery, UnitOfWork, WebhookRepository } from '../../server/domain/ports';
+import { EventFeed } from '../../server/domain/shared/events';
+import type { ClaimedDelivery, WebhookRepository } from '../../server/domain/webhooks/ports';
+import type { UnitOfWork } from '../../server/domain/shared/unit-of-work';
 import { WebhookDispatcher } from '../../server/webhooks/dispatcher';
 
 let receiver: http.Server;

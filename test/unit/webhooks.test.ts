@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { newWebhookSecret, retryDelayMs, signature, signatureHeader } from '../../server/domain/webhook-signing';
-import { checkTarget, checkUrl, isForbiddenAddress, type Resolve } from '../../server/domain/webhook-targets';
+import { newWebhookSecret, retryDelayMs, signature, signatureHeader } from '../../server/domain/webhooks/signing';
+import { checkTarget, checkUrl, isForbiddenAddress, type Resolve } from '../../server/domain/webhooks/targets';
 
 /** The Standard Webhooks verification, written here from the specification, independently of the server's signing. */
 function verify(secret: string, headers: { id: string; timestamp: string; signature: string }, body: string): boolean {

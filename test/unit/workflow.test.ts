@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { castVote, startWorkflow, TWO_APPROVALS, type Voter, type VoteResult, type WorkflowStage, type WorkflowState } from '../../server/domain/workflow';
+import { castVote, startWorkflow, TWO_APPROVALS, type Voter, type VoteResult, type WorkflowStage, type WorkflowState } from '../../server/domain/workflows/voting';
 
 const NOW = '2026-11-24T09:00:00.000Z';
 

@@ -22,7 +22,7 @@ export async function up({ context: queryInterface }: { context: QueryInterface 
   await queryInterface.createTable('review_workflows', {
     review_id: { type: DataTypes.INTEGER, primaryKey: true, references: { model: 'reviews', key: 'id' } },
     organization_id: { type: DataTypes.INTEGER, allowNull: false },
-    // JSON: the workflow's state (server/domain/workflow.ts).
+    // JSON: the workflow's state (server/domain/workflows/voting.ts).
     state: { type: DataTypes.TEXT, allowNull: false },
     updated_at: { type: DataTypes.BIGINT, allowNull: false },
   });

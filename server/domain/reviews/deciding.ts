@@ -1,10 +1,13 @@
-import { AppError, invalidInput, notFound, refuseNul } from '../errors';
-import { domainEvent } from '../events';
-import type { Clock, DecisionOutcome, PeopleRepository, Principal, ReviewRepository, Scope, Tx, UnitOfWork } from '../ports';
-import type { DecisionInput, DecisionRecord, VoteAnswer } from '../records';
-import { isOrganizationAdmin } from '../scope';
-import { castVote, progressOf } from '../workflow';
-import type { Workflows } from '../workflows';
+import { AppError, invalidInput, notFound, refuseNul } from '../shared/errors';
+import { domainEvent } from '../shared/events';
+import type { Clock, Tx, UnitOfWork } from '../shared/unit-of-work';
+import type { DecisionOutcome, ReviewRepository } from './ports';
+import type { PeopleRepository } from '../people/ports';
+import type { Principal, Scope } from '../shared/principal';
+import type { DecisionInput, DecisionRecord, VoteAnswer } from './records';
+import { isOrganizationAdmin } from '../shared/scope';
+import { castVote, progressOf } from '../workflows/voting';
+import type { Workflows } from '../workflows/workflows';
 
 export interface DecideReviewOptions {
   reviews: Pick<ReviewRepository, 'recordDecision' | 'findById'>;

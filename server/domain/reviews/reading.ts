@@ -1,8 +1,10 @@
-import { invalidInput, notFound } from '../errors';
-import type { PeopleRepository, Principal, ReviewRepository, Scope } from '../ports';
-import type { DecisionRecord, ReviewFilters, ReviewOrder, ReviewPage, ReviewRecord } from '../records';
-import { scopeOf } from '../scope';
-import type { Workflows } from '../workflows';
+import { invalidInput, notFound } from '../shared/errors';
+import type { PeopleRepository } from '../people/ports';
+import type { Principal, Scope } from '../shared/principal';
+import type { ReviewRepository } from './ports';
+import type { DecisionRecord, ReviewFilters, ReviewOrder, ReviewPage, ReviewRecord } from './records';
+import { scopeOf } from '../shared/scope';
+import type { Workflows } from '../workflows/workflows';
 
 export interface ReadReviewsOptions {
   reviews: Pick<ReviewRepository, 'findById' | 'list'>;

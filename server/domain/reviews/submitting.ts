@@ -1,12 +1,15 @@
-import { AppError, invalidInput, notFound, refuseNul } from '../errors';
-import { domainEvent } from '../events';
-import type { OrganizationRouting } from '../organization-routing';
-import { expiryTime, type Policy, routeReview } from '../policy';
-import type { AgentRepository, Clock, IdempotencyClaim, NewReview, Principal, ReviewRepository, Scope, Tx, UnitOfWork } from '../ports';
-import type { ReviewInput, ReviewRecord } from '../records';
-import { organizationOf } from '../scope';
-import { refuseHiddenCharacters } from '../text';
-import type { Workflows } from '../workflows';
+import { AppError, invalidInput, notFound, refuseNul } from '../shared/errors';
+import { domainEvent } from '../shared/events';
+import type { OrganizationRouting } from '../routing/organization-rules';
+import { expiryTime, type Policy, routeReview } from '../routing/review-policy';
+import type { AgentRepository } from '../organizations/ports';
+import type { Clock, Tx, UnitOfWork } from '../shared/unit-of-work';
+import type { IdempotencyClaim, NewReview, ReviewRepository } from './ports';
+import type { Principal, Scope } from '../shared/principal';
+import type { ReviewInput, ReviewRecord } from './records';
+import { organizationOf } from '../shared/scope';
+import { refuseHiddenCharacters } from '../shared/text';
+import type { Workflows } from '../workflows/workflows';
 import type { ReadReviews } from './reading';
 import type { WaitForDecision } from './waiting';
 

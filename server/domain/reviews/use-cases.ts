@@ -1,8 +1,11 @@
-import type { OrganizationRouting } from '../organization-routing';
-import type { Policy } from '../policy';
-import type { AgentRepository, Clock, PeopleRepository, ReviewRepository, UnitOfWork } from '../ports';
-import type { DecisionWaiters } from '../waiters';
-import type { Workflows } from '../workflows';
+import type { OrganizationRouting } from '../routing/organization-rules';
+import type { Policy } from '../routing/review-policy';
+import type { AgentRepository } from '../organizations/ports';
+import type { Clock, UnitOfWork } from '../shared/unit-of-work';
+import type { PeopleRepository } from '../people/ports';
+import type { ReviewRepository } from './ports';
+import type { DecisionWaiters } from './waiters';
+import type { Workflows } from '../workflows/workflows';
 import { DecideReview } from './deciding';
 import { ReadReviews } from './reading';
 import { SubmitReview } from './submitting';

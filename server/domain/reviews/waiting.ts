@@ -1,6 +1,7 @@
-import { AppError, notFound } from '../errors';
-import { INSTALLATION, type ReviewRepository, type Scope } from '../ports';
-import type { DecisionWaiters, WaitOutcome } from '../waiters';
+import { AppError, notFound } from '../shared/errors';
+import { INSTALLATION, type Scope } from '../shared/principal';
+import type { ReviewRepository } from './ports';
+import type { DecisionWaiters, WaitOutcome } from './waiters';
 
 /** How soon a client refused for want of waiting room should try again. */
 const WAITING_ROOM_RETRY_SECONDS = 5;

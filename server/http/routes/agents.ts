@@ -1,5 +1,5 @@
 import { type Request, Router } from 'express';
-import type { AgentInput, AgentService } from '../../domain/agents';
+import type { AgentInput, AgentService } from '../../domain/organizations/agents';
 import { principalOf } from '../auth';
 import { pathInteger } from '../params';
 

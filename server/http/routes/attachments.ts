@@ -1,8 +1,8 @@
 import { create as contentDisposition } from 'content-disposition';
 import { Router, type Request, type Response } from 'express';
 import { pathInteger } from '../params';
-import { type AttachmentService, dispositionFor, normalizeContentType } from '../../domain/attachments';
-import { AppError } from '../../domain/errors';
+import { type AttachmentService, dispositionFor, normalizeContentType } from '../../domain/reviews/attachments';
+import { AppError } from '../../domain/shared/errors';
 import type { AttachmentFiles } from '../../storage/attachment-files';
 import { principalOf } from '../auth';
 import { receiveUpload } from '../multipart';

@@ -1,7 +1,7 @@
 import { type Request, Router } from 'express';
-import type { AuditService } from '../../domain/audit';
-import type { AuditFilters } from '../../domain/ports';
-import { organizationOfCaller } from '../../domain/scope';
+import type { AuditService } from '../../domain/organizations/audit';
+import type { AuditFilters } from '../../domain/organizations/ports';
+import { organizationOfCaller } from '../../domain/shared/scope';
 import { principalOf } from '../auth';
 import { queryInteger } from '../params';
 

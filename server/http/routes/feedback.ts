@@ -1,8 +1,8 @@
 import { principalOf } from '../auth';
 import { Router, type Request } from 'express';
 import { pathInteger } from '../params';
-import type { FeedbackService } from '../../domain/feedback';
-import type { FeedbackInput } from '../../domain/records';
+import type { FeedbackService } from '../../domain/reviews/feedback';
+import type { FeedbackInput } from '../../domain/reviews/records';
 
 export function feedbackRoutes(feedback: FeedbackService): Router {
   const router = Router();

@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import type { DiskReport } from '../../system/disk-space';
-import { invalidInput } from '../../domain/errors';
+import { invalidInput } from '../../domain/shared/errors';
 import { packageVersion } from '../../package-info';
 
 /**

@@ -1,5 +1,5 @@
 import { type Request, Router } from 'express';
-import type { ApiKeyInput, OrganizationInput, OrganizationService } from '../../domain/organizations';
+import type { ApiKeyInput, OrganizationInput, OrganizationService } from '../../domain/organizations/organizations';
 import { principalOf } from '../auth';
 import { pathInteger } from '../params';
 

@@ -1,5 +1,5 @@
 import { type Request, Router } from 'express';
-import type { PeopleService, TeamInput, UserChanges, UserInput } from '../../domain/people';
+import type { PeopleService, TeamInput, UserChanges, UserInput } from '../../domain/people/people';
 import { principalOf } from '../auth';
 import { pathInteger } from '../params';
 

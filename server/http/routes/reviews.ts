@@ -1,6 +1,6 @@
 import { Router, type Request, type Response } from 'express';
-import { AppError } from '../../domain/errors';
-import type { DecisionInput, DecisionRecord, ReviewFilters, ReviewInput, ReviewOrder } from '../../domain/records';
+import { AppError } from '../../domain/shared/errors';
+import type { DecisionInput, DecisionRecord, ReviewFilters, ReviewInput, ReviewOrder } from '../../domain/reviews/records';
 import type { ReviewUseCases } from '../../domain/reviews/use-cases';
 import { sendProblem } from '../problems';
 import { principalOf } from '../auth';

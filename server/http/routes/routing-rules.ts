@@ -1,6 +1,6 @@
 import { type Request, Router } from 'express';
-import type { OrganizationRouting, RoutingRuleChanges, RoutingRuleInput } from '../../domain/organization-routing';
-import type { RoutableReview } from '../../domain/routing-rules';
+import type { OrganizationRouting, RoutingRuleChanges, RoutingRuleInput } from '../../domain/routing/organization-rules';
+import type { RoutableReview } from '../../domain/routing/conditions';
 import { principalOf } from '../auth';
 import { pathInteger } from '../params';
 

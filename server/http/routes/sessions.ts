@@ -1,5 +1,5 @@
 import { type Request, type Response, Router } from 'express';
-import type { SignedIn, SignInService } from '../../domain/sign-in';
+import type { SignedIn, SignInService } from '../../domain/people/sign-in';
 import { clientAddress } from '../client-address';
 import { sendProblem } from '../problems';
 import { carriesCsrfToken, clearSessionCookie, sessionTokenOf, setSessionCookie } from '../session-cookie';

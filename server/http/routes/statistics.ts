@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import type { StatisticsService } from '../../domain/statistics';
+import type { StatisticsService } from '../../domain/reviews/statistics';
 import { principalOf } from '../auth';
 import { queryInteger } from '../params';
 

@@ -1,5 +1,5 @@
 import { type Request, Router } from 'express';
-import type { WebhookChanges, WebhookInput, WebhookService } from '../../domain/webhooks';
+import type { WebhookChanges, WebhookInput, WebhookService } from '../../domain/webhooks/webhooks';
 import { principalOf } from '../auth';
 import { pathInteger, queryInteger } from '../params';
 

@@ -1,5 +1,5 @@
 import { type Request, Router } from 'express';
-import type { WorkflowChanges, WorkflowInput, Workflows } from '../../domain/workflows';
+import type { WorkflowChanges, WorkflowInput, Workflows } from '../../domain/workflows/workflows';
 import { principalOf } from '../auth';
 import { pathInteger } from '../params';
 

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { ReviewRecord } from '../../../server/domain/records';
+import type { ReviewRecord } from '../../../server/domain/reviews/records';
 import { jsonOf, send } from '../../support/raw-http';
 
 /** Every review `GET /reviews?<query>` lists, page after page, as a client would read them. */

@@ -1,6 +1,9 @@
-import { notFound, refuseNul } from './errors';
-import type { AgentRecord, AgentRepository, Clock, Principal, UnitOfWork } from './ports';
-import { organizationOf, organizationOfCaller } from './scope';
+import { notFound, refuseNul } from '../shared/errors';
+import type { AgentRecord } from './records';
+import type { AgentRepository } from './ports';
+import type { Clock, UnitOfWork } from '../shared/unit-of-work';
+import type { Principal } from '../shared/principal';
+import { organizationOf, organizationOfCaller } from '../shared/scope';
 
 export interface AgentInput {
   name: string;

@@ -1,19 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { AppError, invalidInput, notFound, refuseNul } from './errors';
-import {
-  type AgentRepository,
-  type ApiKeyRecord,
-  type AuditEntryInput,
-  type Clock,
-  type KeyScope,
-  type NewApiKey,
-  type OrganizationRecord,
-  type OrganizationRepository,
-  type Principal,
-  type Scope,
-  type UnitOfWork,
-} from './ports';
-import { isOrganizationAdmin, organizationOfCaller } from './scope';
+import { AppError, invalidInput, notFound, refuseNul } from '../shared/errors';
+import type { AgentRepository, NewApiKey, OrganizationRepository } from './ports';
+import type { ApiKeyRecord, OrganizationRecord } from './records';
+import type { AuditEntryInput, Clock, UnitOfWork } from '../shared/unit-of-work';
+import type { KeyScope, Principal, Scope } from '../shared/principal';
+import { isOrganizationAdmin, organizationOfCaller } from '../shared/scope';
 
 /** Recognisable, so that secret scanners find a leaked key. */
 export const API_KEY_PREFIX = 'gl_';

@@ -1,6 +1,6 @@
 import { randomBytes, type ScryptOptions, scrypt, timingSafeEqual } from 'node:crypto';
 import COMMON_PASSWORDS from './common-passwords.json';
-import { invalidInput } from './errors';
+import { invalidInput } from '../shared/errors';
 
 /** scrypt's work factors: N (CPU and memory), r (block size), p (parallelism). */
 export interface ScryptCost {

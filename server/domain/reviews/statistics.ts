@@ -1,6 +1,8 @@
-import type { Clock, Scope, StatisticsSource } from './ports';
+import type { Clock } from '../shared/unit-of-work';
+import type { Scope } from '../shared/principal';
+import type { StatisticsSource } from './ports';
 import type { Statistics } from './records';
-import { scopeOf } from './scope';
+import { scopeOf } from '../shared/scope';
 
 /** The figures of GET /stats, over the caller's reviews or the organization a filter names. */
 export class StatisticsService {

@@ -1,9 +1,15 @@
-import { invalidInput, notFound, refuseNul } from './errors';
-import type { Clock, OrganizationRepository, PeopleRepository, Principal, Tx, UnitOfWork, WorkflowFields, WorkflowRecord, WorkflowRepository } from './ports';
-import type { ReviewRecord, UserRole, WorkflowProgress } from './records';
-import { compileRules, type RoutableReview, RuleError } from './routing-rules';
-import { organizationOf, organizationOfCaller } from './scope';
-import { approvalsIn, progressOf, startWorkflow, TWO_APPROVALS, type Voter, type WorkflowStage, type WorkflowState } from './workflow';
+import { invalidInput, notFound, refuseNul } from '../shared/errors';
+import type { Clock, Tx, UnitOfWork } from '../shared/unit-of-work';
+import type { OrganizationRepository } from '../organizations/ports';
+import type { PeopleRepository } from '../people/ports';
+import type { Principal } from '../shared/principal';
+import type { WorkflowFields, WorkflowRecord } from './records';
+import type { WorkflowRepository } from './ports';
+import type { ReviewRecord, WorkflowProgress } from '../reviews/records';
+import type { UserRole } from '../people/records';
+import { compileRules, type RoutableReview, RuleError } from '../routing/conditions';
+import { organizationOf, organizationOfCaller } from '../shared/scope';
+import { approvalsIn, progressOf, startWorkflow, TWO_APPROVALS, type Voter, type WorkflowStage, type WorkflowState } from './voting';
 
 export interface WorkflowInput {
   name: string;

@@ -1,8 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { actingAs } from './audit';
-import { AppError } from './errors';
+import { actingAs } from '../organizations/audit';
+import { AppError } from '../shared/errors';
 import { type PasswordHashing, passwordHashing, refuseGuessablePassword } from './passwords';
-import type { Clock, Principal, SignInRepository, Tx, UnitOfWork, UserCredentials } from './ports';
+import type { Clock, Tx, UnitOfWork } from '../shared/unit-of-work';
+import type { Principal } from '../shared/principal';
+import type { SignInRepository, UserCredentials } from './ports';
 import type { InvitationView, SessionView, UserRecord } from './records';
 
 const DAY_MS = 24 * 60 * 60 * 1000;

@@ -1,4 +1,4 @@
-import type { EventFeed } from './events';
+import type { EventFeed } from '../shared/events';
 import type { ReviewRecord } from './records';
 
 export type WaitOutcome =

@@ -1,6 +1,9 @@
-import { AppError, invalidInput, notFound, refuseNul } from './errors';
-import type { Clock, PeopleRepository, Principal, SignInRepository, TeamRecord, Tx, UnitOfWork, UserRecord, UserRole } from './ports';
-import { organizationOf, organizationOfCaller } from './scope';
+import { AppError, invalidInput, notFound, refuseNul } from '../shared/errors';
+import type { Clock, Tx, UnitOfWork } from '../shared/unit-of-work';
+import type { PeopleRepository, SignInRepository } from './ports';
+import type { Principal } from '../shared/principal';
+import type { TeamRecord, UserRecord, UserRole } from './records';
+import { organizationOf, organizationOfCaller } from '../shared/scope';
 import { type Invitations, userPrincipalId } from './sign-in';
 
 export interface UserInput {

@@ -1,10 +1,12 @@
-import { asSystem } from './audit';
-import { AppError } from './errors';
-import type { EventFeed } from './events';
-import { describeDuration, type Policy } from './policy';
-import { type Clock, type DueReview, INSTALLATION, type Log, type OneAtATime, type ReviewRepository } from './ports';
-import type { DecideReview } from './reviews/deciding';
-import type { ReadReviews } from './reviews/reading';
+import { asSystem } from '../organizations/audit';
+import { AppError } from '../shared/errors';
+import type { EventFeed } from '../shared/events';
+import { describeDuration, type Policy } from '../routing/review-policy';
+import type { Clock, Log, OneAtATime } from '../shared/unit-of-work';
+import type { DueReview, ReviewRepository } from './ports';
+import { INSTALLATION } from '../shared/principal';
+import type { DecideReview } from './deciding';
+import type { ReadReviews } from './reading';
 
 /** `setTimeout` cannot wait longer than this (about 24.8 days); a later expiry is re-armed then. */
 const MAX_TIMER_MS = 2 ** 31 - 1;

@@ -1,11 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { AppError, invalidInput, notFound, refuseNul } from './errors';
-import type { PublishedEvent } from './events';
-import type { Clock, Principal, Tx, UnitOfWork, WebhookFields, WebhookRepository } from './ports';
+import { AppError, invalidInput, notFound, refuseNul } from '../shared/errors';
+import type { PublishedEvent } from '../shared/events';
+import type { Clock, Tx, UnitOfWork } from '../shared/unit-of-work';
+import type { Principal } from '../shared/principal';
+import type { WebhookFields } from './records';
+import type { WebhookRepository } from './ports';
 import type { WebhookDeliveryRecord, WebhookRecord } from './records';
-import { organizationOf, organizationOfCaller } from './scope';
-import { newWebhookSecret } from './webhook-signing';
-import { checkUrl, type TargetPolicy } from './webhook-targets';
+import { organizationOf, organizationOfCaller } from '../shared/scope';
+import { newWebhookSecret } from './signing';
+import { checkUrl, type TargetPolicy } from './targets';
 
 /** The events an endpoint may receive: those of `/events`, with an expiry told apart from a person's decision. */
 export const WEBHOOK_EVENTS = ['review.created', 'review.decided', 'review.expired', 'review.vote', 'feedback.created', 'attachment.created', 'attachment.deleted'] as const;

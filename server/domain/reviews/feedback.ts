@@ -1,6 +1,8 @@
-import { invalidInput, notFound, refuseNul } from './errors';
-import { domainEvent } from './events';
-import type { Clock, FeedbackRepository, ReviewRepository, Scope, UnitOfWork } from './ports';
+import { invalidInput, notFound, refuseNul } from '../shared/errors';
+import { domainEvent } from '../shared/events';
+import type { Clock, UnitOfWork } from '../shared/unit-of-work';
+import type { FeedbackRepository, ReviewRepository } from './ports';
+import type { Scope } from '../shared/principal';
 import type { FeedbackInput, FeedbackRecord } from './records';
 
 /** Feedback on reviews: how good was the agent's proposal, or the review itself. */

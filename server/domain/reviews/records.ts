@@ -1,15 +1,21 @@
+/** Reviews, their decisions, feedback and attachments, as the API shows them and the use cases take them. */
+
+
 /**
  * The records the API exchanges, in the product's words. Field names follow the wire format
  * (snake_case) so a record can be sent as is.
  */
 
 export const URGENCIES = ['low', 'medium', 'high', 'critical'] as const;
+
 export type Urgency = (typeof URGENCIES)[number];
 
 export const REVIEW_STATUSES = ['pending', 'approved', 'rejected', 'modified'] as const;
+
 export type ReviewStatus = (typeof REVIEW_STATUSES)[number];
 
 export const DECISION_TYPES = ['approve', 'reject', 'modify'] as const;
+
 export type DecisionType = (typeof DECISION_TYPES)[number];
 
 export const STATUS_AFTER: Record<DecisionType, ReviewStatus> = {
@@ -78,44 +84,8 @@ export interface ReviewRecord {
   workflow?: WorkflowProgress;
 }
 
-/** A vote cast in a review's approval workflow. */
-export interface WorkflowVote {
-  user_id: number;
-  user_name: string;
-  /** The stage (0-based) it was cast in. */
-  stage: number;
-  decision_type: DecisionType;
-  modified_action: string | null;
-  notes: string | null;
-  created_at: string;
-}
-
-/** What a vote that did not decide the review answers (202): where the workflow stands. */
-export interface VoteAnswer {
-  review_id: number;
-  status: 'pending';
-  votes: WorkflowVote[];
-  workflow: { id: number | null; name: string; stage: number; required_approvals: number; approvals: number };
-}
-
-/** Where a review's approval workflow stands. */
-export interface WorkflowProgress {
-  /** The workflow's id; null for the organization's `require_two_approvals`. */
-  id: number | null;
-  name: string;
-  /** The stage voting now (0-based); equal to the number of stages once all have approved. */
-  stage: number;
-  stages: Array<{ name: string; required_approvals: number; approvals: number }>;
-  votes: WorkflowVote[];
-  /** The action as a vote last modified it: the one later votes approve. */
-  modified_action: string | null;
-  /** The people who may vote now and have not. */
-  waiting_on: number[];
-  /** Fewer people are left who may vote now than approvals are missing: the review cannot be approved. */
-  stuck: boolean;
-}
-
 export const REVIEW_ORDERS = ['newest', 'oldest', 'priority', 'recently_decided'] as const;
+
 /**
  * `priority` is the reviewer's queue: most urgent first, then oldest first.
  * `recently_decided` puts the latest decisions first (pending reviews last).
@@ -194,69 +164,39 @@ export interface DecisionsOnDay {
 /** How long an `Idempotency-Key` keeps answering with the review it made. */
 export const IDEMPOTENCY_KEY_LIFETIME_MS = 24 * 60 * 60 * 1000;
 
-export const USER_ROLES = ['admin', 'reviewer', 'viewer'] as const;
-export type UserRole = (typeof USER_ROLES)[number];
+/** A vote cast in a review's approval workflow. */
+export interface WorkflowVote {
+  user_id: number;
+  user_name: string;
+  /** The stage (0-based) it was cast in. */
+  stage: number;
+  decision_type: DecisionType;
+  modified_action: string | null;
+  notes: string | null;
+  created_at: string;
+}
 
-export interface UserRecord {
-  id: number;
-  organization_id: number;
-  email: string;
+/** What a vote that did not decide the review answers (202): where the workflow stands. */
+export interface VoteAnswer {
+  review_id: number;
+  status: 'pending';
+  votes: WorkflowVote[];
+  workflow: { id: number | null; name: string; stage: number; required_approvals: number; approvals: number };
+}
+
+/** Where a review's approval workflow stands. */
+export interface WorkflowProgress {
+  /** The workflow's id; null for the organization's `require_two_approvals`. */
+  id: number | null;
   name: string;
-  role: UserRole;
-  is_active: boolean;
-  /** False until the person has set a password through their invitation link. */
-  password_set: boolean;
-  created_at: string;
-  updated_at: string;
-}
-
-/** What a signed-in dashboard knows of its session (hosted edition). */
-export interface SessionView {
-  user: UserRecord;
-  organization: { id: number; name: string };
-  /** The names of the person's teams: reviews assigned to one are theirs too ("Mine"). */
-  teams: string[];
-  /** Sent back as `X-CSRF-Token` on every request that changes something. */
-  csrf_token: string;
-  expires_at: string;
-}
-
-/** Whom an invitation link is for. */
-export interface InvitationView {
-  email: string;
-  name: string;
-  organization: { id: number; name: string };
-}
-
-/** An organization's webhook endpoint (hosted edition); its secret is shown only when made. */
-export interface WebhookRecord {
-  id: number;
-  organization_id: number;
-  url: string;
-  /** The event types it receives. */
-  events: string[];
-  description: string | null;
-  is_active: boolean;
-  /** Why delivery stopped (a 410, the retry schedule spent), when it did. */
-  disabled_reason: string | null;
-  created_at: string;
-  updated_at: string;
-}
-
-/** One event's delivery to one endpoint, with its attempts so far. */
-export interface WebhookDeliveryRecord {
-  id: number;
-  webhook_id: number;
-  /** The `webhook-id` header, the same on every attempt. */
-  message_id: string;
-  event_type: string;
-  /** pending (to be sent, or retried), delivered, or failed (the schedule spent, or the endpoint disabled). */
-  status: 'pending' | 'delivered' | 'failed';
-  attempts: number;
-  next_attempt_at: string | null;
-  last_attempt_at: string | null;
-  last_status_code: number | null;
-  last_error: string | null;
-  duration_ms: number | null;
-  created_at: string;
+  /** The stage voting now (0-based); equal to the number of stages once all have approved. */
+  stage: number;
+  stages: Array<{ name: string; required_approvals: number; approvals: number }>;
+  votes: WorkflowVote[];
+  /** The action as a vote last modified it: the one later votes approve. */
+  modified_action: string | null;
+  /** The people who may vote now and have not. */
+  waiting_on: number[];
+  /** Fewer people are left who may vote now than approvals are missing: the review cannot be approved. */
+  stuck: boolean;
 }

@@ -1,7 +1,10 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
-import type { DomainEvent } from './events';
-import type { AuditActor, AuditEntryInput, AuditFilters, AuditRecord, AuditRepository, AuditVerification, HashedFields, Principal } from './ports';
+import type { DomainEvent } from '../shared/events';
+import type { AuditActor, AuditRecord, AuditVerification, HashedFields } from './records';
+import type { AuditEntryInput } from '../shared/unit-of-work';
+import type { AuditFilters, AuditRepository } from './ports';
+import type { Principal } from '../shared/principal';
 
 /** The `prev_hash` of an organization's first entry. */
 export const GENESIS_HASH = '0'.repeat(64);

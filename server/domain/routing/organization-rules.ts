@@ -1,8 +1,12 @@
-import { AppError, invalidInput, notFound, refuseNul } from './errors';
-import type { Routing } from './policy';
-import type { Clock, PeopleRepository, Principal, RoutableRule, RoutingRuleFields, RoutingRuleRecord, RoutingRuleRepository, Tx, UnitOfWork } from './ports';
-import { type ConditionResult, compileRules, type RoutableReview, type Rule, RuleError } from './routing-rules';
-import { organizationOf, organizationOfCaller } from './scope';
+import { AppError, invalidInput, notFound, refuseNul } from '../shared/errors';
+import type { Routing } from './review-policy';
+import type { Clock, Tx, UnitOfWork } from '../shared/unit-of-work';
+import type { PeopleRepository } from '../people/ports';
+import type { Principal } from '../shared/principal';
+import type { RoutableRule, RoutingRuleFields, RoutingRuleRecord } from './records';
+import type { RoutingRuleRepository } from './ports';
+import { type ConditionResult, compileRules, type RoutableReview, type Rule, RuleError } from './conditions';
+import { organizationOf, organizationOfCaller } from '../shared/scope';
 
 export interface RoutingRuleInput {
   name: string;

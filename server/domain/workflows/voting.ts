@@ -3,7 +3,8 @@
  * vote does, and when the review is decided. No I/O: the caller stores the state and holds the
  * review's row while a vote is counted, so two last votes at once cannot both complete it.
  */
-import type { DecisionType, UserRole, WorkflowProgress, WorkflowVote } from './records';
+import type { DecisionType, WorkflowProgress, WorkflowVote } from '../reviews/records';
+import type { UserRole } from '../people/records';
 
 export interface WorkflowApprovers {
   user_ids?: number[];

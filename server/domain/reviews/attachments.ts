@@ -1,8 +1,10 @@
 import type { Readable } from 'node:stream';
-import { AppError, notFound, refuseNul } from './errors';
-import { domainEvent } from './events';
-import { refuseHiddenCharacters } from './text';
-import type { AttachmentRepository, AttachmentRules, BlobStore, Clock, IncomingFile, Principal, ReviewRepository, Scope, UnitOfWork } from './ports';
+import { AppError, notFound, refuseNul } from '../shared/errors';
+import { domainEvent } from '../shared/events';
+import { refuseHiddenCharacters } from '../shared/text';
+import type { AttachmentRepository, AttachmentRules, BlobStore, IncomingFile, ReviewRepository } from './ports';
+import type { Clock, UnitOfWork } from '../shared/unit-of-work';
+import type { Principal, Scope } from '../shared/principal';
 import type { AttachmentRecord, ReviewStatus } from './records';
 
 export interface AttachmentLimits {

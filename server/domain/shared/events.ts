@@ -1,4 +1,4 @@
-import type { AttachmentRecord, FeedbackRecord, ReviewRecord } from './records';
+import type { AttachmentRecord, FeedbackRecord, ReviewRecord } from '../reviews/records';
 
 /** What happened, once it has committed. Payloads are the records as the API returns them. */
 export interface EventPayloads {

@@ -3,8 +3,8 @@
  * which reviews decide themselves, and when an undecided review expires. Pure: the store and
  * the expiry timer carry it out.
  */
-import { type AutoDecision, AUTO_DECISIONS, compileRules, firstMatch, type RoutableReview, type Rule, RuleError } from './routing-rules';
-import { type Urgency, URGENCIES } from './records';
+import { type AutoDecision, AUTO_DECISIONS, compileRules, firstMatch, type RoutableReview, type Rule, RuleError } from './conditions';
+import { type Urgency, URGENCIES } from '../reviews/records';
 
 export const EXPIRY_DECISIONS = AUTO_DECISIONS;
 

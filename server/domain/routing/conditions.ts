@@ -2,7 +2,7 @@
  * The routing rule engine: pure functions, no I/O. The self-hosted edition reads rules from
  * its configuration file; the hosted edition will read the same shape from its database.
  */
-import { type Metadata, type ReviewInput, type Urgency, URGENCIES } from './records';
+import { type Metadata, type ReviewInput, type Urgency, URGENCIES } from '../reviews/records';
 
 export const OPERATORS = ['=', '!=', '<', '<=', '>', '>=', 'in', 'not_in', 'contains', 'matches'] as const;
 export type Operator = (typeof OPERATORS)[number];

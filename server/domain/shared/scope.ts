@@ -1,5 +1,5 @@
 import { AppError, notFound } from './errors';
-import { NO_ORGANIZATION, type Principal, type Scope } from './ports';
+import { NO_ORGANIZATION, type Principal, type Scope } from './principal';
 
 /**
  * The organization a new record belongs to: the caller's. In the self-hosted edition, where the
