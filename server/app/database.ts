@@ -46,7 +46,7 @@ export async function relayOtherProcesses(
   db: Database,
   options: { url: string; outbox: Outbox; feed: EventFeed; recheck: () => Promise<void>; log: Logger },
 ): Promise<{ stop(): Promise<void> } | undefined> {
-  if (db.dialect !== 'postgres') return undefined;
+  if (!db.sql.sharedByProcesses) return undefined;
   // Loaded only for PostgreSQL, with its driver.
   const { PostgresEventRelay } = await import('../db/postgres-relay.js');
   const relay = new PostgresEventRelay(options);

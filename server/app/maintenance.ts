@@ -85,7 +85,7 @@ async function startWebhookDeliveries(options: BackgroundWorkOptions): Promise<{
  * last minutes are spared: they may belong to another process's upload under way.
  */
 async function sweepAttachments(files: AttachmentFiles, store: AttachmentStore, db: Database, log: Logger, clock: () => number): Promise<void> {
-  const olderThan = db.dialect === 'sqlite' ? Number.POSITIVE_INFINITY : clock() - SHARED_SWEEP_SPARES_MS;
+  const olderThan = db.sql.sharedByProcesses ? clock() - SHARED_SWEEP_SPARES_MS : Number.POSITIVE_INFINITY;
   const abandoned = await files.sweepIncoming(olderThan);
   if (abandoned > 0) log.info('removed unfinished uploads', { count: abandoned });
   const kept = await store.storageKeys();

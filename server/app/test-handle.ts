@@ -48,7 +48,7 @@ export async function startServerUnderTest(config: Config, options: StartOptions
       mcpSessions: () => mcpSessions.size,
       feedListeners: () => services.feed.listenerCount,
       sequelize: services.db.sequelize,
-      dialect: services.db.dialect,
+      dialect: services.db.sql.name,
       reviews: services.reviews,
       feedback: services.feedback,
       attachments: services.attachments,

@@ -141,7 +141,7 @@ export class AuditStore implements AuditRepository {
   }
 
   private async readHead(organizationId: number, transaction?: Transaction): Promise<AuditHead | null> {
-    const lock = transaction && this.db.dialect === 'postgres' ? ' FOR UPDATE' : '';
+    const lock = transaction ? this.db.sql.lockRows('update') : '';
     const [row] = await this.db.sequelize.query<AuditHead>(`SELECT sequence, hash FROM audit_heads WHERE organization_id = $organizationId${lock}`, {
       bind: { organizationId },
       type: QueryTypes.SELECT,

@@ -1,13 +1,13 @@
 import { type Sequelize, type Transaction, UniqueConstraintError } from 'sequelize';
 import type { WorkOptions } from '../domain/shared/unit-of-work';
+import type { SqlDialect } from './dialect';
 import { type DiskSpace, isOutOfSpace } from '../system/disk-space';
-
-export type Dialect = 'sqlite' | 'postgres';
 
 /** One database, whichever kind: what the stores and migrations use. */
 export interface Database {
   sequelize: Sequelize;
-  dialect: Dialect;
+  /** What the SQL of this database says differently, and whether other processes share it. */
+  sql: SqlDialect;
   /** Where the data is, for people: the SQLite file, or the PostgreSQL URL without its password. */
   location: string;
   /**

@@ -8,7 +8,7 @@ import type { Database } from './database';
  * connections); a process that cannot take the lock leaves the work to the one that holds it.
  */
 export function oneAtATime(db: Database): OneAtATime {
-  if (db.dialect === 'sqlite') {
+  if (!db.sql.sharedByProcesses) {
     return {
       run: async (_task, work) => {
         await work();

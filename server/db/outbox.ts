@@ -73,7 +73,7 @@ export class Outbox {
     for (const entry of entries) {
       stored.push({ ...entry, id: await this.db.insertReturningId(INSERT_EVENT, rowOf(entry, now), transaction) });
     }
-    if (stored.length > 0 && this.db.dialect === 'postgres') {
+    if (stored.length > 0 && this.db.sql.sharedByProcesses) {
       // Delivered by PostgreSQL when, and only if, the transaction commits.
       await this.db.sequelize.query('SELECT pg_notify($channel, $payload)', {
         bind: { channel: EVENTS_CHANNEL, payload: `${this.origin} ${stored.map((entry) => entry.id).join(',')}` },

@@ -100,7 +100,7 @@ export class PeopleStore implements PeopleRepository, SignInRepository {
 
   async lockActiveAdmins(tx: Tx, organizationId: number): Promise<number[]> {
     // NO KEY UPDATE, as the update that follows takes: sign-ins that insert sessions referring to these rows go on.
-    const lock = this.db.dialect === 'postgres' ? ' FOR NO KEY UPDATE' : '';
+    const lock = this.db.sql.lockRows('no key update');
     const rows = await this.db.sequelize.query<{ id: number }>(
       `SELECT id FROM users WHERE organization_id = $organizationId AND role = 'admin' AND is_active = $active ORDER BY id${lock}`,
       { bind: { organizationId, active: true }, type: QueryTypes.SELECT, transaction: transactionOf(tx) },

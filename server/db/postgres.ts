@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { QueryTypes, Sequelize } from 'sequelize';
 import { type Database, type OpenOptions, watchedWrites } from './database';
+import { POSTGRES } from './dialect';
 
 /**
  * int8 (BIGINT columns, COUNT) and numeric (SUM) arrive from the driver as text, so as not to
@@ -36,7 +37,7 @@ export function openPostgres(url: string, options: OpenOptions = {}): Database {
   });
   return {
     sequelize,
-    dialect: 'postgres',
+    sql: POSTGRES,
     location: withoutPassword(url),
     write: watchedWrites((work) => sequelize.transaction(work), options.diskSpace),
     insertReturningId: async (sql, bind, transaction) => {

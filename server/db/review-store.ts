@@ -1,6 +1,7 @@
 import { literal, Op, type Order, QueryTypes, type Transaction, UniqueConstraintError, type WhereOptions } from 'sequelize';
 import { URGENCY_RANK_SQL } from './migrations/0004-queue-order';
-import type { Database, Dialect } from './database';
+import type { Database } from './database';
+import type { SqlDialect } from './dialect';
 import type { DecisionRow, Models, ReviewRow } from './models';
 import { isoTime } from './time';
 import { reviewPartsSql, reviewsWhere } from './scope';
@@ -176,8 +177,8 @@ export class ReviewStore implements ReviewRepository {
   ): Promise<{ reviews: ReviewRecord[]; total: number }> {
     // The scope's conditions beside the filters', not over them: a bound key's filter on another agent finds nothing.
     const inScope = reviewsWhere(scope);
-    const where = whereOf(filters, inScope, this.db.dialect, (value) => this.db.sequelize.escape(value));
-    const sort = ordersFor(this.db.dialect)[order];
+    const where = whereOf(filters, inScope, this.db.sql, (value) => this.db.sequelize.escape(value));
+    const sort = ordersFor(this.db.sql)[order];
     const [total, ids] = await Promise.all([
       this.count({ ...filters, ...inScope }, where),
       this.models.Review.findAll({ attributes: ['id'], where, order: sort, limit: pageSize, offset: (page - 1) * pageSize, raw: true }) as unknown as Promise<
@@ -245,7 +246,7 @@ export class ReviewStore implements ReviewRepository {
 /** The filters that are columns of `review_tallies`, so a count of them needs no scan of the reviews. */
 const TALLIED_FILTERS: ReadonlySet<string> = new Set(['status', 'decided', 'task_type', 'urgency', 'framework', 'organization_id']);
 
-function ordersFor(dialect: Dialect): Record<ReviewOrder, Order> {
+function ordersFor(sql: SqlDialect): Record<ReviewOrder, Order> {
   return {
     newest: [['id', 'DESC']],
     oldest: [['id', 'ASC']],
@@ -256,7 +257,7 @@ function ordersFor(dialect: Dialect): Record<ReviewOrder, Order> {
     // Undecided reviews last: SQLite sorts NULL below every value, so a descending walk ends
     // with them; PostgreSQL sorts it above, unless told.
     recently_decided: [
-      ['decided_at', dialect === 'sqlite' ? 'DESC' : 'DESC NULLS LAST'],
+      ['decided_at', sql.descendingNullsLast],
       ['id', 'DESC'],
     ],
   };
@@ -267,13 +268,13 @@ function likePattern(text: string): string {
   return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
-function whereOf(filters: ReviewFilters, inScope: ReturnType<typeof reviewsWhere>, dialect: Dialect, escape: (value: string) => string): WhereOptions<ReviewRow> {
+function whereOf(filters: ReviewFilters, inScope: ReturnType<typeof reviewsWhere>, sql: SqlDialect, escape: (value: string) => string): WhereOptions<ReviewRow> {
   const { decided, q, assigned_to_any: assignedToAny, ...equalities } = filters;
   const conditions: unknown[] = [equalities, inScope];
   if (assignedToAny) conditions.push({ [Op.or]: [{ assigned_to: assignedToAny.people }, { assigned_team: assignedToAny.teams }] });
   if (decided !== undefined) conditions.push({ status: decided ? { [Op.ne]: 'pending' } : 'pending' });
   // Case-insensitive for ASCII letters on both: SQLite's LIKE is, PostgreSQL's ILIKE.
-  if (q) conditions.push(literal(`proposed_action ${dialect === 'sqlite' ? 'LIKE' : 'ILIKE'} ${escape(likePattern(q))} ESCAPE '\\'`));
+  if (q) conditions.push(literal(`proposed_action ${sql.caseInsensitiveLike} ${escape(likePattern(q))} ESCAPE '\\'`));
   return { [Op.and]: conditions } as WhereOptions<ReviewRow>;
 }
 

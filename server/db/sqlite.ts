@@ -4,6 +4,7 @@ import sqlite3 from 'sqlite3';
 import { Sequelize, Transaction } from 'sequelize';
 import type { WorkOptions } from '../domain/shared/unit-of-work';
 import { type Database, type OpenOptions, watchedWrites } from './database';
+import { SQLITE } from './dialect';
 
 /**
  * Applied to every SQLite connection, not once: Sequelize's SQLite dialect opens a fresh
@@ -340,7 +341,7 @@ export function openSqlite(file: string, options: OpenOptions = {}): Database {
   const writes = new WriteQueue(sequelize);
   return {
     sequelize,
-    dialect: 'sqlite',
+    sql: SQLITE,
     location: file,
     write: watchedWrites((work, workOptions) => writes.run(work, workOptions), options.diskSpace),
     insertReturningId: (sql, bind, transaction) => prepared.run(connectionOf(transaction), sql, bind),

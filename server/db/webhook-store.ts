@@ -123,10 +123,9 @@ export class WebhookStore implements WebhookRepository {
 
   async countForUpdate(tx: Tx, organizationId: number): Promise<number> {
     const transaction = transactionOf(tx);
-    if (this.db.dialect === 'postgres') {
-      // NO KEY UPDATE, as the audit log's: the insert's foreign key takes KEY SHARE on the same row.
-      await this.db.sequelize.query('SELECT id FROM organizations WHERE id = $organizationId FOR NO KEY UPDATE', { bind: { organizationId }, transaction });
-    }
+    // NO KEY UPDATE, as the audit log's: the insert's foreign key takes KEY SHARE on the same row.
+    const lock = this.db.sql.lockRows('no key update');
+    if (lock) await this.db.sequelize.query(`SELECT id FROM organizations WHERE id = $organizationId${lock}`, { bind: { organizationId }, transaction });
     const [row] = await this.db.sequelize.query<{ count: number | string }>('SELECT COUNT(*) AS count FROM webhooks WHERE organization_id = $organizationId', {
       bind: { organizationId },
       type: QueryTypes.SELECT,
@@ -238,7 +237,7 @@ export class WebhookStore implements WebhookRepository {
     if (chosen.length === 0) return [];
     // Claimed only as they still are: another process may have claimed, sent or rescheduled one
     // since (PostgreSQL: one it is claiming right now is skipped rather than waited for).
-    const skipLocked = this.db.dialect === 'postgres' ? 'FOR UPDATE SKIP LOCKED' : '';
+    const { skipLocked } = this.db.sql;
     const claimed = await this.db.write((transaction) =>
       this.db.sequelize.query<{ id: number }>(
         `UPDATE webhook_deliveries SET claimed_until = $claimedUntil WHERE id IN (
@@ -278,7 +277,7 @@ export class WebhookStore implements WebhookRepository {
   }
 
   async releaseOrphanedClaims(): Promise<void> {
-    if (this.db.dialect !== 'sqlite') return;
+    if (this.db.sql.sharedByProcesses) return;
     await this.db.write((transaction) =>
       this.db.sequelize.query("UPDATE webhook_deliveries SET claimed_until = NULL WHERE status = 'pending' AND claimed_until IS NOT NULL", { transaction }),
     );

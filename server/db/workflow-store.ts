@@ -81,7 +81,7 @@ export class WorkflowStore implements WorkflowRepository {
 
   async lockState(tx: Tx, organizationId: number, reviewId: number): Promise<WorkflowState | null> {
     // Two last votes at once take turns here; on SQLite the writer already does.
-    const lock = this.db.dialect === 'postgres' ? ' FOR UPDATE' : '';
+    const lock = this.db.sql.lockRows('update');
     const [row] = await this.db.sequelize.query<{ state: string }>(`SELECT state FROM review_workflows WHERE review_id = $reviewId AND organization_id = $organizationId${lock}`, {
       bind: { reviewId, organizationId },
       type: QueryTypes.SELECT,
