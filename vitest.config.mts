@@ -44,6 +44,9 @@ const ON_POSTGRES = [
 export default defineConfig({
   test: {
     pool: 'forks',
+    // Most tests wait on a server, a child process or a browser rather than compute: three files
+    // at a time keep two cores busy (Vitest's default on two cores is one at a time).
+    maxWorkers: 3,
     // Memory assertions measure what is retained, after a collection, not garbage awaiting one.
     execArgv: ['--expose-gc'],
     testTimeout: 30_000,
