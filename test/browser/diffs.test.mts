@@ -1,21 +1,24 @@
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
+import { GreenlightClient, ToolCallReviewer } from '@greenlight/client';
 import type { Locator, Page } from 'playwright';
 import { describe, expect, it } from 'vitest';
-import { dashboardInBrowser } from '../support/browser.js';
+import { dashboardInBrowser, letUndoWindowPass } from '../support/browser.js';
 import { preToolUse, runHook } from '../support/claude-code.js';
 import { call } from '../support/server.js';
 
-// Diffs in the dashboard: a modified review as proposed against approved (detail, History), an
-// action that is a unified diff, Claude Code's file tools as file diffs.
+// Diffs in the dashboard: a modified review as proposed against approved (detail, History, the
+// editor's preview), an action that is a unified diff, Claude Code's file tools as file diffs,
+// and the modify editor's JSON arguments.
 
 const SCREENSHOTS = path.resolve(__dirname, '..', '..', 'docs', 'screenshots');
 fs.mkdirSync(SCREENSHOTS, { recursive: true });
 
 const running = dashboardInBrowser('greenlight-diffs-');
 
-async function openDashboard(viewport = { width: 1280, height: 800 }): Promise<Page> {
-  const context = await running.browser.newContext({ viewport });
+async function openDashboard(viewport = { width: 1280, height: 800 }, bypassCSP = false): Promise<Page> {
+  const context = await running.browser.newContext({ viewport, bypassCSP });
   // Time runs as usual; a test moves it past a decision's undo window.
   await context.clock.install();
   const page = await context.newPage();
@@ -231,5 +234,139 @@ describe("Claude Code's file tools", () => {
       await call(running.server.url, 'POST', `/reviews/${id}/decide`, { decision_type: 'reject', notes: 'Not today.', reviewer_name: 'kim@example.com' });
     }
     for (const run of await Promise.all([edit, multiEdit, write])) expect(JSON.parse(run.stdout).hookSpecificOutput.permissionDecision).toBe('deny');
+  });
+});
+
+describe('the modify editor', () => {
+  it('shows the reviewer’s changes as a diff against the proposed action before they approve', async () => {
+    const proposed = PROPOSED_SQL.replace('diff-sql', 'diff-preview');
+    const agent = fetch(`${running.server.url}/reviews`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ task_type: 'db-preview', proposed_action: proposed, urgency: 'high', blocking: true }),
+    }).then((response) => response.json());
+    const id = await pendingOf('db-preview');
+    const page = await openDashboard({ width: 1440, height: 900 });
+    await page.locator(`#review-${id}`).click();
+    await page.keyboard.press('m');
+    const editor = page.getByLabel('The action the agent should carry out instead');
+    await expect.poll(() => editor.inputValue()).toBe(proposed);
+    expect(await page.locator('.modify-what').innerText()).toBe('You are editing the action text: the agent receives exactly this text instead.');
+    const preview = page.locator('.modify-preview');
+    expect(await preview.locator('.hint').innerText()).toContain('None yet.');
+
+    const approved = APPROVED_SQL.replace('diff-sql', 'diff-preview');
+    await editor.fill(approved);
+    await expect.poll(() => linesOf(preview)).toEqual(SQL_DIFF.map(([sign, said, text]) => [sign, said, text.replace('diff-sql', 'diff-preview')]));
+    // The editor fills the window's height.
+    const dialog = (await page.getByRole('dialog').boundingBox())!;
+    expect(dialog.height).toBeGreaterThan(900 - 40);
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'modify-editor-preview.png') });
+    await page.getByRole('button', { name: 'Approve with changes' }).click();
+    await letUndoWindowPass(page);
+    expect((await agent).decision).toMatchObject({ decision_type: 'modify', modified_action: approved });
+    await page.context().close();
+  });
+
+  it('edits a tool call’s JSON arguments: checks them as typed, holds Approve while invalid, and offers fields from the tool’s input schema', async () => {
+    const reviewer = new ToolCallReviewer(new GreenlightClient({ baseUrl: running.server.url }), { framework: 'ai-sdk' });
+    const input = { to: 'all-customers@shop.example', subject: 'Your order is delayed', body: 'We are sorry: orders ship next week.', priority: 'normal', retries: 0 };
+    const inputSchema = {
+      type: 'object',
+      required: ['to', 'subject', 'body'],
+      properties: {
+        to: { type: 'string', description: 'Recipient address or list' },
+        subject: { type: 'string' },
+        body: { type: 'string' },
+        priority: { enum: ['low', 'normal', 'urgent'] },
+        retries: { type: 'integer', description: 'Resends if the server refuses' },
+        attachments: { type: 'array', items: { type: 'string' } },
+      },
+    };
+    const outcome = reviewer.review({ toolName: 'sendEmail', input, inputSchema, toolCallId: 'call-7' });
+    const id = await pendingOf('ai-sdk:sendEmail');
+    const page = await openDashboard({ width: 1440, height: 900 });
+    await page.locator(`#review-${id}`).click();
+    await page.keyboard.press('m');
+    expect(await page.locator('.modify-what').innerText()).toBe(
+      'You are editing the JSON arguments of a call of the tool sendEmail: the tool is called with this JSON object instead.',
+    );
+    const editor = page.getByLabel("The tool call's arguments, as JSON");
+    await expect.poll(async () => JSON.parse(await editor.inputValue())).toEqual(input);
+    const approve = page.getByRole('button', { name: 'Approve with changes' });
+
+    await editor.fill('{\n  "to": "vip-customers@shop.example"\n  "subject": "Your order is delayed"\n}');
+    const error = page.getByRole('alert').filter({ hasText: 'Not valid JSON arguments' });
+    await expect.poll(() => error.innerText()).toContain('at line 3, column 3: Expected “,” or “}” after the property’s value.');
+    expect(await approve.isDisabled()).toBe(true);
+    expect(await editor.getAttribute('aria-invalid')).toBe('true');
+    expect(await page.getByLabel('to (required)', { exact: true }).isDisabled()).toBe(true);
+    await editor.fill('["not", "an object"]');
+    await expect.poll(() => error.innerText()).toContain('The arguments must be one JSON object, { … }, not an array.');
+    expect(await approve.isDisabled()).toBe(true);
+
+    await editor.fill(JSON.stringify(input, null, 2));
+    await expect.poll(() => error.count()).toBe(0);
+    // Fields for the top-level strings, the enum and the integer; the array stays in the JSON.
+    expect(await page.locator('.argument-field label').allInnerTexts()).toEqual(['to (required)', 'subject (required)', 'body (required)', 'priority', 'retries']);
+    await page.getByLabel('to (required)', { exact: true }).fill('vip-customers@shop.example');
+    await page.getByLabel('priority', { exact: true }).selectOption({ label: '"urgent"' });
+    await page.getByLabel('retries', { exact: true }).fill('2');
+    await page.getByLabel('retries', { exact: true }).press('Tab');
+    const edited = { ...input, to: 'vip-customers@shop.example', priority: 'urgent', retries: 2 };
+    await expect.poll(async () => JSON.parse(await editor.inputValue())).toEqual(edited);
+    expect(await page.getByLabel('to (required)', { exact: true }).inputValue()).toBe('vip-customers@shop.example');
+    await expect.poll(() => linesOf(page.locator('.modify-preview'))).toContainEqual(['+', 'added: ', '  "priority": "urgent",']);
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'modify-editor-json.png') });
+
+    // And the other way: the JSON edited by hand shows in the fields.
+    await editor.fill(JSON.stringify({ ...edited, subject: 'Delayed: a gift inside' }, null, 2));
+    await expect.poll(() => page.getByLabel('subject (required)', { exact: true }).inputValue()).toBe('Delayed: a gift inside');
+
+    await approve.click();
+    await letUndoWindowPass(page);
+    expect(await outcome).toMatchObject({ outcome: 'edit', input: { ...edited, subject: 'Delayed: a gift inside' } });
+    await page.context().close();
+  });
+});
+
+describe('accessibility', () => {
+  /** axe-core's violations on the page as it stands: its script is the test's own, which the page's CSP would refuse. */
+  async function axeViolations(page: Page): Promise<string[]> {
+    await page.addScriptTag({ path: createRequire(import.meta.url).resolve('axe-core/axe.min.js') });
+    return page.evaluate(async () => {
+      const axe = (window as unknown as { axe: { run: (context: Document) => Promise<{ violations: Array<{ id: string; impact: string; nodes: unknown[] }> }> } }).axe;
+      const result = await axe.run(document);
+      return result.violations.map((violation) => `${violation.id}: ${violation.impact} (${violation.nodes.length})`);
+    });
+  }
+
+  it('a diff in the detail and the modify editor with its fields have no axe-core violations', async () => {
+    const review = await fileReview({ task_type: 'axe-diff', proposed_action: PROPOSED_SQL, urgency: 'low' });
+    await call(running.server.url, 'POST', `/reviews/${review.id}/decide`, { decision_type: 'modify', modified_action: APPROVED_SQL, reviewer_name: 'kim@example.com' });
+    const input = { to: 'ops@example.com', priority: 'low', retries: 1, body: 'Deploy done' };
+    const toolCall = await fileReview({
+      task_type: 'ai-sdk:notify',
+      proposed_action: JSON.stringify(input, null, 2),
+      metadata: {
+        tool_input_schema: { type: 'object', properties: { to: { type: 'string' }, priority: { enum: ['low', 'high'] }, retries: { type: 'integer' }, urgent: { type: 'boolean' } } },
+        tool_name: 'notify',
+        tool_input: input,
+      },
+    });
+    const page = await openDashboard({ width: 1280, height: 800 }, true);
+    await page.getByRole('link', { name: 'History' }).click();
+    await page.locator('.history tbody tr', { hasText: `axe-diff #${review.id}` }).getByRole('button', { name: `axe-diff #${review.id}` }).click();
+    await expect.poll(() => page.locator('#decision-heading ~ .modified-action .diff-line').count()).toBe(7);
+    expect(await axeViolations(page)).toEqual([]);
+
+    await page.getByRole('link', { name: /^Queue/ }).click();
+    await page.locator(`#review-${toolCall.id}`).click();
+    await page.keyboard.press('m');
+    await page.getByLabel('retries', { exact: true }).fill('3');
+    await page.getByLabel('retries', { exact: true }).press('Tab');
+    await expect.poll(() => page.locator('.modify-preview .diff-line.added').count()).toBe(1);
+    expect(await axeViolations(page)).toEqual([]);
+    await page.context().close();
   });
 });
