@@ -8,6 +8,7 @@ import { useAlertsStore } from './stores/alerts';
 import { useSessionStore } from './stores/session';
 import './styles.css';
 import './console.css';
+import './diffs.css';
 
 /** How long to wait between tries to reach the API at start-up, at most. */
 const MAX_RETRY_MS = 10_000;

@@ -22,6 +22,7 @@ it('shows a Bash call as its command, and a modification reaches Claude Code as 
   await page.keyboard.press('m');
   const editor = page.getByLabel('The action the agent should carry out instead');
   await expect.poll(() => editor.inputValue()).toBe('git push --force origin main');
+  expect(await page.locator('.modify-what').innerText()).toBe('You are editing the command argument of a call of the tool Bash, as text; its other arguments stay as they are.');
   await editor.fill('git push --force-with-lease origin main');
   await page.getByRole('button', { name: 'Approve with changes' }).click();
   await letUndoWindowPass(page);

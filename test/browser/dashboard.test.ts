@@ -856,7 +856,7 @@ describe('a reviewer sees exactly what will run', () => {
     await page.context().close();
   });
 
-  it('shows a modified action in monospace with its line breaks: in History, in its detail, and when decided meanwhile', async () => {
+  it('shows a modified action against the proposed one, in monospace with its line breaks: in History, in its detail, and when decided meanwhile', async () => {
     const modified = "DELETE FROM sessions\n-- only the stale ones:\nWHERE last_seen < now() - interval '30 days';";
     const lines = modified.split('\n');
     const decided = await post('/reviews', { task_type: 'ui-sql', proposed_action: 'DELETE FROM sessions; (sql-modified)', urgency: 'low' });
@@ -865,13 +865,26 @@ describe('a reviewer sees exactly what will run', () => {
       const style = await locator.evaluate((element) => [getComputedStyle(element).whiteSpace, getComputedStyle(element).fontFamily]);
       return { whiteSpace: style[0], monospace: /monospace/.test(style[1]), lines: (await locator.innerText()).split('\n') };
     };
+    /** The diff's added lines, each as drawn: white space kept, monospace, and its text. */
+    const addedLines = (scope: ReturnType<Page['locator']>) =>
+      scope.locator('.diff-line.added .diff-text').evaluateAll((texts) =>
+        texts.map((text) => {
+          const shown = text.cloneNode(true) as HTMLElement;
+          shown.querySelector('.visually-hidden')?.remove();
+          return { whiteSpace: getComputedStyle(text).whiteSpace, monospace: /monospace/.test(getComputedStyle(text).fontFamily), text: shown.textContent };
+        }),
+      );
+    const drawnAsCode = lines.map((text) => ({ whiteSpace: 'pre-wrap', monospace: true, text }));
 
     const page = await openDashboard();
     await page.getByRole('link', { name: 'History' }).click();
     const row = page.locator('.history tbody tr', { hasText: `ui-sql #${decided.id}` });
-    await expect.poll(() => row.count()).toBe(1);
-    expect(await looksLikeCode(row.locator('td.action pre'))).toEqual({ whiteSpace: 'pre-wrap', monospace: true, lines });
-    await row.getByRole('button').click();
+    await expect.poll(() => addedLines(row)).toEqual(drawnAsCode);
+    expect(await row.locator('.diff-line.removed').count()).toBe(1);
+    await row.getByRole('button', { name: `ui-sql #${decided.id}` }).click();
+    const decision = page.locator('section', { has: page.locator('#decision-heading') });
+    await expect.poll(() => addedLines(decision)).toEqual(drawnAsCode);
+    await decision.getByRole('button', { name: 'Show the approved text alone' }).click();
     expect(await looksLikeCode(page.locator('pre.modified'))).toEqual({ whiteSpace: 'pre-wrap', monospace: true, lines });
 
     await page.context().close();
@@ -881,7 +894,7 @@ describe('a reviewer sees exactly what will run', () => {
     await reviewing.locator(`#review-${meanwhile.id}`).click();
     await post(`/reviews/${meanwhile.id}/decide`, { decision_type: 'modify', modified_action: modified, reviewer_name: 'kim@example.com' });
     await expect.poll(() => reviewing.locator('.outcome h3').textContent()).toBe('Decided meanwhile: kim@example.com approved with changes it.');
-    expect(await looksLikeCode(reviewing.locator('.outcome pre.modified'))).toEqual({ whiteSpace: 'pre-wrap', monospace: true, lines });
+    expect(await addedLines(reviewing.locator('.outcome'))).toEqual(drawnAsCode);
     await reviewing.context().close();
   });
 });

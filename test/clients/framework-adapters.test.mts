@@ -58,6 +58,13 @@ async function reviewCount(taskType: string): Promise<number> {
   return (await call(server.url, 'GET', `/reviews?task_type=${encodeURIComponent(taskType)}`)).body.total;
 }
 
+/** The tool's input schema the adapter put in the review's metadata, for the dashboard's editor. */
+async function schemaFiledWith(taskType: string): Promise<unknown> {
+  return (await call(server.url, 'GET', `/reviews?task_type=${encodeURIComponent(taskType)}`)).body.reviews[0].metadata.tool_input_schema;
+}
+
+const COMMAND_SCHEMA = { type: 'object', properties: { command: { type: 'string' } }, required: ['command'] };
+
 describe('AI SDK: greenlightToolApproval', () => {
   const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } };
 
@@ -104,6 +111,7 @@ describe('AI SDK: greenlightToolApproval', () => {
     expect(runs).toEqual(expectedRuns);
     expect(result.text).toBe('done');
     expect(await reviewCount('ai-sdk:runCommand')).toBe(1);
+    expect(await schemaFiledWith('ai-sdk:runCommand')).toMatchObject(COMMAND_SCHEMA);
     if (decision.decision_type === 'reject') {
       const denial = model.doGenerateCalls[1].prompt.at(-1);
       expect(JSON.stringify(denial)).toContain('Not on a Friday.');
@@ -207,6 +215,7 @@ describe('OpenAI Agents SDK: greenlightApprovals', () => {
     expect(runs).toEqual(expectedRuns);
     expect(result.finalOutput).toBe('done');
     expect(await reviewCount('openai-agents:run_command')).toBe(1);
+    expect(await schemaFiledWith('openai-agents:run_command')).toMatchObject(COMMAND_SCHEMA);
   });
 });
 
@@ -236,7 +245,7 @@ describe('LangGraph: greenlightInterrupts', () => {
       model: scriptedModel(),
       tools: [runCommand],
       checkpointer: new MemorySaver(),
-      middleware: [humanInTheLoopMiddleware({ interruptOn: { run_command: { allowedDecisions } } })],
+      middleware: [humanInTheLoopMiddleware({ interruptOn: { run_command: { allowedDecisions, argsSchema: COMMAND_SCHEMA } } })],
     });
     const config = { configurable: { thread_id: `thread-${allowedDecisions.join('-')}` } };
     const answer = greenlightInterrupts(client);
@@ -253,6 +262,7 @@ describe('LangGraph: greenlightInterrupts', () => {
   it.each(DECISIONS)('%s', async (_name, decision, expectedRuns) => {
     expect(await runAgent(['approve', 'edit', 'reject'], decision)).toEqual(expectedRuns);
     expect(await reviewCount('langgraph:run_command')).toBe(1);
+    expect(await schemaFiledWith('langgraph:run_command')).toEqual(COMMAND_SCHEMA);
   });
 
   it('turns a modification into a refusal with the edit where the action does not allow edits, and lets the edited call through', async () => {

@@ -56,6 +56,7 @@ class ToolCallReviewer:
         editable_field: Optional[str] = None,
         tool_call_id: Optional[str] = None,
         reasoning: Optional[str] = None,
+        input_schema: Optional[Record] = None,
     ) -> ToolCallOutcome:
         """Asks a person whether the agent may call ``tool_name`` with ``tool_input``.
 
@@ -63,7 +64,9 @@ class ToolCallReviewer:
         when there is one and it is text); otherwise the review shows the arguments as JSON and
         an edit must stay a JSON object. An edit that is not one, and a review still pending
         after ``wait`` seconds, come back as "reject": the tool does not run unless a person
-        said so.
+        said so. ``input_schema``, the JSON Schema of the tool's input where it is known, goes
+        into the metadata as ``tool_input_schema``: the dashboard's editor offers a field per
+        argument from it.
         """
         with self._lock:
             granted = self._granted_edits.pop(_grant_key(tool_name, tool_input), None)
@@ -78,6 +81,7 @@ class ToolCallReviewer:
             # The call itself last, so no extra metadata can hide what the reviewer is approving.
             metadata={
                 **(self.metadata or {}),
+                **({} if input_schema is None else {"tool_input_schema": input_schema}),
                 "tool_name": tool_name,
                 "tool_input": tool_input,
                 **({} if tool_call_id is None else {"tool_call_id": tool_call_id}),
@@ -109,12 +113,21 @@ def review_tool_call(
     editable_field: Optional[str] = None,
     tool_call_id: Optional[str] = None,
     reasoning: Optional[str] = None,
+    input_schema: Optional[Record] = None,
     metadata: Optional[Record] = None,
     wait: Optional[float] = None,
 ) -> ToolCallOutcome:
     """One tool call put to a person (``ToolCallReviewer.review`` with a reviewer of its own)."""
     reviewer = ToolCallReviewer(client, framework=framework, wait=wait, metadata=metadata)
-    return reviewer.review(tool_name, tool_input, task_type=task_type, editable_field=editable_field, tool_call_id=tool_call_id, reasoning=reasoning)
+    return reviewer.review(
+        tool_name,
+        tool_input,
+        task_type=task_type,
+        editable_field=editable_field,
+        tool_call_id=tool_call_id,
+        reasoning=reasoning,
+        input_schema=input_schema,
+    )
 
 
 def resume_interrupt(
@@ -140,11 +153,15 @@ def resume_interrupt(
         reviewer = ToolCallReviewer(reviewer, framework=framework, wait=wait, metadata=options.pop("metadata", None))
     names = _SNAKE_CASE if "action_requests" in request else _CAMEL_CASE
     actions: Sequence[Mapping[str, Any]] = request[names["action_requests"]]
-    allowed = {config[names["action_name"]]: config[names["allowed_decisions"]] for config in request.get(names["review_configs"]) or []}
+    configs = {config[names["action_name"]]: config for config in request.get(names["review_configs"]) or []}
 
     def decide(action: Mapping[str, Any]) -> Record:
-        outcome = reviewer.review(action["name"], action["args"], reasoning=action.get("description"), **options)
-        return _interrupt_decision(reviewer, action["name"], outcome, allowed.get(action["name"], _ALL_DECISIONS), names["edited_action"])
+        config = configs.get(action["name"], {})
+        outcome = reviewer.review(
+            action["name"], action["args"], reasoning=action.get("description"), input_schema=config.get(names["args_schema"]), **options
+        )
+        allowed = config.get(names["allowed_decisions"], _ALL_DECISIONS)
+        return _interrupt_decision(reviewer, action["name"], outcome, allowed, names["edited_action"])
 
     # All reviews at once, so the reviewer sees the whole batch rather than one call at a time; a
     # review that could not be requested raises once the others have their answers.
@@ -157,6 +174,7 @@ _CAMEL_CASE = {
     "review_configs": "reviewConfigs",
     "action_name": "actionName",
     "allowed_decisions": "allowedDecisions",
+    "args_schema": "argsSchema",
     "edited_action": "editedAction",
 }
 _SNAKE_CASE = {name: name for name in _CAMEL_CASE}

@@ -94,7 +94,10 @@ def decide_each(client, pending_reviews, framework, decisions):
         client.decide(review["id"], decision_type, **fields)
 
 
-def test_a_camel_case_interrupt_is_answered_in_order(client, in_background, pending_reviews):
+REFUND_SCHEMA = {"type": "object", "properties": {"order": {"type": "integer"}, "amount": {"type": "number"}}, "required": ["order"]}
+
+
+def test_a_camel_case_interrupt_is_answered_in_order_and_an_actions_args_schema_reaches_its_review(client, in_background, pending_reviews):
     framework = f"langgraph-{uuid.uuid4().hex}"
     request = {
         "actionRequests": [
@@ -105,7 +108,7 @@ def test_a_camel_case_interrupt_is_answered_in_order(client, in_background, pend
         "reviewConfigs": [
             {"actionName": "send_email", "allowedDecisions": ["approve", "edit", "reject"]},
             {"actionName": "search", "allowedDecisions": ["approve", "edit", "reject"]},
-            {"actionName": "refund", "allowedDecisions": ["approve", "reject"]},
+            {"actionName": "refund", "allowedDecisions": ["approve", "reject"], "argsSchema": REFUND_SCHEMA},
         ],
     }
     waiting = in_background(lambda: resume_interrupt(client, request, framework=framework))
@@ -122,6 +125,8 @@ def test_a_camel_case_interrupt_is_answered_in_order(client, in_background, pend
     assert not_editable["type"] == "reject"
     assert not_editable["message"].endswith('Call refund again with exactly these arguments, which are approved: {"order":1042,"amount":125} Notes: Half.')
     assert client.list_reviews(framework=framework, task_type=f"{framework}:send_email")["reviews"][0]["agent_reasoning"] == "Greets Ana."
+    [refund] = client.list_reviews(framework=framework, task_type=f"{framework}:refund")["reviews"]
+    assert refund["metadata"]["tool_input_schema"] == REFUND_SCHEMA
 
 
 def test_a_snake_case_interrupt_is_answered_in_snake_case(client, in_background, pending_reviews):

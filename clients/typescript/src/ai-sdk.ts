@@ -1,4 +1,4 @@
-import type { ToolApprovalResponse, ToolApprovalStatus } from 'ai';
+import { asSchema, type ToolApprovalResponse, type ToolApprovalStatus } from 'ai';
 import type { GreenlightClient } from './client.js';
 import { ToolCallReviewer, type ToolInput, type ToolReviewOptions } from './tool-review.js';
 
@@ -24,17 +24,37 @@ interface ApprovalRequestPart {
 
 type Verdict = { approved: boolean; reason: string };
 
+/** A tool of the AI SDK's tool set, as far as the helpers read it. */
+interface ToolOfSet {
+  inputSchema?: Parameters<typeof asSchema>[0];
+}
+
+/**
+ * The tool's input schema as JSON Schema (the AI SDK converts Zod and Standard Schema the
+ * same way for the model). A schema it cannot convert leaves the review without one: the
+ * schema only adds fields to the reviewer's editor, and must never stand in the call's way.
+ */
+async function jsonSchemaOf(tool: ToolOfSet | undefined): Promise<Record<string, unknown> | undefined> {
+  if (!tool?.inputSchema) return undefined;
+  try {
+    return (await asSchema(tool.inputSchema).jsonSchema) as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Asks Greenlight about one call. The AI SDK runs a call only with the arguments the model
  * gave, so a modification is refused with the edited arguments in the reason; when the model
  * calls again with them, that call is approved without asking again.
  */
-function verdictsFrom(client: GreenlightClient, options: AiSdkApprovalOptions): (toolCall: ToolCallPart) => Promise<Verdict> {
+function verdictsFrom(client: GreenlightClient, options: AiSdkApprovalOptions): (toolCall: ToolCallPart, tool?: ToolOfSet) => Promise<Verdict> {
   const { tools: _tools, ...reviewOptions } = options;
   const reviewer = new ToolCallReviewer(client, { framework: 'ai-sdk', ...reviewOptions });
-  return async (toolCall) => {
+  return async (toolCall, tool) => {
     const input: ToolInput = typeof toolCall.input === 'object' && toolCall.input !== null ? (toolCall.input as ToolInput) : { input: toolCall.input };
-    const outcome = await reviewer.review({ toolName: toolCall.toolName, input, toolCallId: toolCall.toolCallId });
+    const inputSchema = await jsonSchemaOf(tool);
+    const outcome = await reviewer.review({ toolName: toolCall.toolName, input, toolCallId: toolCall.toolCallId, inputSchema });
     if (outcome.outcome === 'approve') return { approved: true, reason: outcome.message };
     if (outcome.outcome === 'edit') return { approved: false, reason: reviewer.editAsRejection(toolCall.toolName, outcome) };
     return { approved: false, reason: outcome.message };
@@ -52,12 +72,15 @@ function toolTest(tools: AiSdkApprovalOptions['tools']): (toolName: string) => b
  *
  *     generateText({ model, tools, toolApproval: greenlightToolApproval(client, { tools: ['runCommand'] }) })
  */
-export function greenlightToolApproval(client: GreenlightClient, options: AiSdkApprovalOptions = {}): (call: { toolCall: ToolCallPart }) => Promise<ToolApprovalStatus> {
+export function greenlightToolApproval(
+  client: GreenlightClient,
+  options: AiSdkApprovalOptions = {},
+): (call: { toolCall: ToolCallPart; tools?: Record<string, ToolOfSet> }) => Promise<ToolApprovalStatus> {
   const needsReview = toolTest(options.tools);
   const verdictOn = verdictsFrom(client, options);
-  return async ({ toolCall }) => {
+  return async ({ toolCall, tools }) => {
     if (!needsReview(toolCall.toolName)) return 'not-applicable';
-    const { approved, reason } = await verdictOn(toolCall);
+    const { approved, reason } = await verdictOn(toolCall, tools?.[toolCall.toolName]);
     return { type: approved ? 'approved' : 'denied', reason };
   };
 }

@@ -23,8 +23,9 @@ export function greenlightInterrupts(client: GreenlightClient, options: Partial<
     // Every action is filed at once, so the reviewer sees the whole batch, not one call at a time.
     const decisions = await Promise.all(
       request.actionRequests.map(async (action): Promise<Decision> => {
-        const allowed = request.reviewConfigs.find((config) => config.actionName === action.name)?.allowedDecisions ?? ['approve', 'edit', 'reject'];
-        const outcome = await reviewer.review({ toolName: action.name, input: action.args, reasoning: action.description });
+        const config = request.reviewConfigs.find((candidate) => candidate.actionName === action.name);
+        const allowed = config?.allowedDecisions ?? ['approve', 'edit', 'reject'];
+        const outcome = await reviewer.review({ toolName: action.name, input: action.args, reasoning: action.description, inputSchema: config?.argsSchema });
         return decisionFor(action.name, outcome, allowed, reviewer);
       }),
     );

@@ -26,6 +26,12 @@ function callIdOf(item: RunToolApprovalItem): string | undefined {
   return typeof raw.callId === 'string' ? raw.callId : undefined;
 }
 
+/** The JSON Schema of the function tool the call is of, from the agent that made it. */
+function inputSchemaOf(item: RunToolApprovalItem, toolName: string): Record<string, unknown> | undefined {
+  const tool = item.agent.tools.find((candidate) => candidate.type === 'function' && candidate.name === toolName);
+  return tool?.type === 'function' ? tool.parameters : undefined;
+}
+
 /**
  * Answers an OpenAI Agents SDK run's tool approvals (tools with `needsApproval`) with
  * Greenlight decisions; run again with `result.state` afterwards:
@@ -46,7 +52,7 @@ export function greenlightApprovals(client: GreenlightClient, options: Partial<T
   return async ({ interruptions, state }) => {
     for (const item of interruptions) {
       const toolName = item.name ?? 'tool';
-      const outcome = await reviewer.review({ toolName, input: inputOf(item), toolCallId: callIdOf(item) });
+      const outcome = await reviewer.review({ toolName, input: inputOf(item), toolCallId: callIdOf(item), inputSchema: inputSchemaOf(item, toolName) });
       if (outcome.outcome === 'approve') state.approve(item);
       else if (outcome.outcome === 'edit') state.reject(item, { message: reviewer.editAsRejection(toolName, outcome) });
       else state.reject(item, { message: outcome.message });

@@ -8,6 +8,11 @@ export interface ToolCall {
   toolCallId?: string;
   /** Shown to the reviewer as the agent's reasoning. */
   reasoning?: string;
+  /**
+   * The JSON Schema of the tool's input, where the framework knows it: stored in the metadata
+   * as `tool_input_schema`, from which the dashboard's editor offers a field per argument.
+   */
+  inputSchema?: Record<string, unknown>;
 }
 
 /**
@@ -103,7 +108,13 @@ export class ToolCallReviewer {
         urgency: this.options.urgency,
         agent_id: this.options.agentId,
         // The call itself last, so no extra metadata can hide what the reviewer is approving.
-        metadata: { ...this.options.metadata, tool_name: call.toolName, tool_input: call.input, ...(call.toolCallId ? { tool_call_id: call.toolCallId } : {}) },
+        metadata: {
+          ...this.options.metadata,
+          ...(call.inputSchema ? { tool_input_schema: call.inputSchema } : {}),
+          tool_name: call.toolName,
+          tool_input: call.input,
+          ...(call.toolCallId ? { tool_call_id: call.toolCallId } : {}),
+        },
       },
       { wait: this.options.wait ?? true, signal: this.options.signal, onRetry: this.options.onRetry },
     );

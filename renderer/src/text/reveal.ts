@@ -432,3 +432,24 @@ export function fromEditable(text: string): string {
 export function hasMarks(text: string): boolean {
   return fromEditable(text) !== text;
 }
+
+/**
+ * Where `offset` of `fromEditable(editable)` stands in the editor's text: a place inside what a
+ * mark stands for is the mark's start. Lets a message about the text sent point at what the
+ * reviewer sees.
+ */
+export function editableOffset(editable: string, offset: number): number {
+  let sent = 0;
+  let shown = 0;
+  for (const match of editable.matchAll(TOKEN)) {
+    const plain = match.index - shown;
+    if (sent + plain >= offset) break;
+    sent += plain;
+    shown = match.index;
+    const standsFor = fromEditable(match[0]).length;
+    if (sent + standsFor > offset) return shown;
+    sent += standsFor;
+    shown += match[0].length;
+  }
+  return shown + (offset - sent);
+}
