@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium, letUndoWindowPass } from '../support/browser';
+import { axeViolations, launchChromium, letUndoWindowPass } from '../support/browser';
 import { type RunningCli, startWithDashboard, stopProgram } from '../support/cli';
 import { attach, onePagePdf, seedSampleReviews } from '../support/seed';
 import { gradientPng } from '../support/png';
@@ -658,13 +658,7 @@ describe('accessibility', () => {
     const page = await openDashboard({ bypassCSP: true });
     await page.goto(`${dashboard}/#/${view}`);
     await page.waitForTimeout(500);
-    await page.addScriptTag({ path: require.resolve('axe-core/axe.min.js') });
-    const violations = await page.evaluate(async () => {
-      const axe = (window as unknown as { axe: { run: (context: Document) => Promise<{ violations: Array<{ id: string; impact: string; nodes: unknown[] }> }> } }).axe;
-      const result = await axe.run(document);
-      return result.violations.map((v) => `${v.id}: ${v.impact} (${v.nodes.length})`);
-    });
-    expect(violations).toEqual([]);
+    expect(await axeViolations(page)).toEqual([]);
     await page.context().close();
   });
 });

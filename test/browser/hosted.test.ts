@@ -1,100 +1,31 @@
-import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium, letUndoWindowPass } from '../support/browser';
-import { type RunningCli, startWithDashboard, stopProgram } from '../support/cli';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { letUndoWindowPass } from '../support/browser';
+import type { RunningCli } from '../support/cli';
+import { HOSTED_OPERATOR_KEY as OPERATOR_KEY, hostedDashboardInBrowser, type Invited, SCREENSHOTS } from '../support/hosted-dashboard';
 import { call } from '../support/server';
-import { makeTempDir } from '../support/temp';
 
 /**
  * The hosted edition's dashboard in Chromium: people follow their invitation links, sign in,
- * decide as themselves or only read, and an admin runs the organization from the console.
+ * decide as themselves or only read, and an admin runs the organization from the console
+ * (its forms: hosted-console.test.ts).
  */
 
-const SCREENSHOTS = path.resolve(__dirname, '..', '..', 'docs', 'screenshots');
-const OPERATOR_KEY = 'operator-key-for-browser-tests-0123456789';
-const PASSWORD = 'correct horse battery staple';
-
-let temp: ReturnType<typeof makeTempDir>;
+const hosted = hostedDashboardInBrowser('greenlight-hosted-dashboard-');
+const { invite, newPage, acceptInvitation, signIn } = hosted;
 let server: RunningCli;
-let browser: Browser;
 let adminKey: Record<string, string>;
 
-interface Invited {
-  id: number;
-  email: string;
-  name: string;
-  invitationUrl: string;
-}
-
-async function invite(role: 'admin' | 'reviewer' | 'viewer', name: string, organizationKey = adminKey): Promise<Invited> {
-  const email = `${name.toLowerCase().replace(/\W+/g, '.')}@acme.example`;
-  const invited = await call(server.url, 'POST', '/users', { email, name, role }, { headers: organizationKey });
-  expect(invited.status).toBe(201);
-  return { id: invited.body.id, email, name, invitationUrl: invited.body.invitation_url };
-}
-
-async function newPage(): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-  // Time runs as usual on the page, and a test moves it on past a decision's undo window.
-  await context.clock.install();
-  const page = await context.newPage();
-  page.on('pageerror', (error) => {
-    throw error;
-  });
-  return page;
-}
-
-/** Follows an invitation link and sets the password; the person lands in the queue, signed in. */
-async function acceptInvitation(invited: Invited): Promise<Page> {
-  const page = await newPage();
-  await page.goto(invited.invitationUrl);
-  await expect.poll(() => page.locator('.account-lead').textContent()).toContain(invited.email);
-  await page.getByLabel('New password').fill(PASSWORD);
-  await page.getByLabel('Repeat the password').fill(PASSWORD);
-  await page.getByRole('button', { name: 'Set password and sign in' }).click();
-  await expect.poll(() => page.locator('.live').textContent()).toBe('Live');
-  return page;
-}
-
-async function signIn(invited: Invited): Promise<Page> {
-  const page = await newPage();
-  await page.goto(server.dashboardUrl!);
-  await page.getByLabel('E-mail').fill(invited.email);
-  await page.getByLabel('Password').fill(PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await expect.poll(() => page.locator('.live').textContent()).toBe('Live');
-  return page;
-}
+beforeAll(() => {
+  ({ server, adminKey } = hosted);
+});
 
 async function newReview(proposedAction: string): Promise<number> {
   const created = await call(server.url, 'POST', '/reviews', { task_type: 'refund', proposed_action: proposedAction, urgency: 'high' }, { headers: adminKey });
   return created.body.id;
 }
-
-beforeAll(async () => {
-  temp = makeTempDir('greenlight-hosted-dashboard-');
-  fs.mkdirSync(SCREENSHOTS, { recursive: true });
-  // Webhooks may reach the test's receiver on loopback over http.
-  server = await startWithDashboard(temp.dir, {
-    GREENLIGHT_EDITION: 'hosted',
-    GREENLIGHT_OPERATOR_KEY: OPERATOR_KEY,
-    GREENLIGHT_WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
-    GREENLIGHT_WEBHOOK_ALLOW_HTTP: 'true',
-  });
-  browser = await launchChromium();
-  const created = await call(server.url, 'POST', '/organizations', { name: 'Acme Support' }, { headers: { authorization: `Bearer ${OPERATOR_KEY}` } });
-  adminKey = { authorization: `Bearer ${created.body.api_key.key}` };
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await stopProgram(server);
-  temp?.remove();
-});
 
 describe('the hosted dashboard', () => {
   it('signs in a person who followed their invitation link, with a cookie no script can read', async () => {
@@ -163,7 +94,6 @@ describe('the hosted dashboard', () => {
     const page = await acceptInvitation(alex);
     await page.getByRole('link', { name: 'Console' }).click();
     await expect.poll(() => page.getByLabel('Name', { exact: true }).inputValue()).toBe('Acme Support');
-    await page.screenshot({ path: path.join(SCREENSHOTS, 'hosted-console-organization.png') });
 
     await page.locator('.console-nav').getByRole('link', { name: 'API keys' }).click();
     await page.getByLabel('Name').fill('Refund agent');
@@ -244,7 +174,13 @@ describe('the hosted dashboard', () => {
     await page.locator('.console-nav').getByRole('link', { name: 'Routing rules' }).click();
     await page.getByLabel('Rule name').fill('large-refunds');
     await page.getByLabel('Priority').fill('100');
-    await page.getByLabel('Conditions (JSON)').fill('{ "task_type": "refund", "metadata.amount": { "operator": ">", "value": 1000 } }');
+    await page.getByRole('button', { name: 'Add condition' }).click();
+    await page.getByLabel('Condition 1: value').fill('refund');
+    await page.getByRole('button', { name: 'Add condition' }).click();
+    await page.getByLabel('Condition 2: field').selectOption({ label: 'Metadata…' });
+    await page.getByLabel('Condition 2: metadata key').fill('amount');
+    await page.getByLabel('Condition 2: operator').selectOption('>');
+    await page.getByLabel('Condition 2: value').fill('1000');
     await page.getByLabel('Assign to team').selectOption({ label: 'finance' });
     await page.getByRole('button', { name: 'Add rule' }).click();
     await expect.poll(() => page.getByRole('row', { name: /large-refunds/ }).count()).toBe(1);
@@ -255,8 +191,6 @@ describe('the hosted dashboard', () => {
     await page.getByRole('button', { name: 'Try the rules' }).click();
     await expect.poll(() => page.locator('.trial-verdict').textContent()).toBe('No active rule matches: the review would go unassigned.');
     expect(await page.locator('.trial-rules li.fails').textContent()).toContain('metadata.amount > 1000 — the sample has 20');
-    await page.locator('.trial-rules').scrollIntoViewIfNeeded();
-    await page.screenshot({ path: path.join(SCREENSHOTS, 'hosted-console-routing-rules.png') });
     await page.context().close();
 
     const routed = await call(server.url, 'POST', '/reviews', { task_type: 'refund', proposed_action: 'Refund order 3001 (EUR 4,000.00)', metadata: { amount: 4000 } }, { headers: adminKey });
@@ -326,10 +260,15 @@ describe('the hosted dashboard', () => {
     await page.getByRole('link', { name: 'Console' }).click();
     await page.locator('.console-nav').getByRole('link', { name: 'Workflows' }).click();
     await page.getByLabel('Workflow name').fill('sole check');
-    await page.getByLabel('Conditions (JSON)').fill('{ "task_type": "sole-check" }');
-    await page.getByLabel('Stages (JSON)').fill(JSON.stringify([{ name: 'sole', approvers: { user_ids: [sole.id] }, required_approvals: 1 }]));
+    await page.getByRole('button', { name: 'Add condition' }).click();
+    await page.getByLabel('Condition 1: value').fill('sole-check');
+    await page.getByRole('button', { name: 'Add stage' }).click();
+    await page.getByLabel('Stage name').fill('sole');
+    await page.getByRole('combobox', { name: 'People who approve stage 1' }).fill('Sole Approver');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.getByRole('list', { name: 'People who approve stage 1: chosen' }).textContent()).toContain('Sole Approver');
     await page.getByRole('button', { name: 'Add workflow' }).click();
-    await expect.poll(() => page.getByRole('row', { name: /sole check/ }).textContent()).toContain('1. sole: 1 approval');
+    await expect.poll(() => page.getByRole('row', { name: /sole check/ }).textContent()).toContain('sole: 1 of Sole Approver');
 
     const review = await call(server.url, 'POST', '/reviews', { task_type: 'sole-check', proposed_action: 'Close account 51' }, { headers: adminKey });
     expect(review.body.workflow).toMatchObject({ name: 'sole check', waiting_on: [sole.id], stuck: false });
@@ -337,7 +276,6 @@ describe('the hosted dashboard', () => {
     await page.locator('.console-nav').getByRole('link', { name: 'Audit log' }).click();
     await page.locator('.console-nav').getByRole('link', { name: 'Workflows' }).click();
     await expect.poll(() => page.locator('.stuck-reviews').textContent()).toContain(`#${review.body.id} sole-check: sole check, stage 1`);
-    await page.screenshot({ path: path.join(SCREENSHOTS, 'hosted-console-workflows.png') });
     await page.context().close();
   });
 

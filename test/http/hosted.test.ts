@@ -109,6 +109,14 @@ describe('the hosted edition: organizations and their API keys', () => {
     expectProblem(await call(server.url, 'PATCH', `/organizations/${acme.id}`, { owner: 'me' }, { headers: acme.admin }), 400);
   });
 
+  it('keeps settings it does not read as they are, and refuses a known one of the wrong type', async () => {
+    const settings = { require_two_approvals: true, region: 'eu', escalation: { after_minutes: 30 } };
+    expect((await call(server.url, 'PATCH', `/organizations/${globex.id}`, { settings }, { headers: globex.admin })).body.settings).toEqual(settings);
+    expect((await call(server.url, 'GET', `/organizations/${globex.id}`, undefined, { headers: globex.admin })).body.settings).toEqual(settings);
+    expectProblem(await call(server.url, 'PATCH', `/organizations/${globex.id}`, { settings: { require_two_approvals: 'yes' } }, { headers: globex.admin }), 400, /require_two_approvals/);
+    await call(server.url, 'PATCH', `/organizations/${globex.id}`, { settings: {} }, { headers: globex.admin });
+  });
+
   it('notes when a key was last used', async () => {
     await call(server.url, 'GET', '/reviews', undefined, { headers: globex.agent });
     const keys = (await call(server.url, 'GET', `/organizations/${globex.id}/api-keys`, undefined, { headers: globex.admin })).body.api_keys;

@@ -13,9 +13,9 @@ let fay: { id: number; email: string; cookie: string };
 let sam: { id: number; email: string; cookie: string };
 
 /** A person of the organization, signed in through their invitation link. */
-async function person(name: string): Promise<{ id: number; email: string; cookie: string }> {
+async function person(name: string, role = 'reviewer'): Promise<{ id: number; email: string; cookie: string }> {
   const email = `${name.toLowerCase()}-${randomUUID().slice(0, 8)}@acme.example`;
-  const invited = await call(server.url, 'POST', '/users', { email, name, role: 'reviewer' }, { headers: admin });
+  const invited = await call(server.url, 'POST', '/users', { email, name, role }, { headers: admin });
   const token = new URL(invited.body.invitation_url).hash.replace('#/invitation/', '');
   const accepted = await call(server.url, 'POST', '/invitations/accept', { token, password: 'correct horse battery staple' });
   return { id: invited.body.id, email, cookie: (accepted.headers.get('set-cookie') ?? '').split(';')[0] };
@@ -68,6 +68,18 @@ describe('routing rules in the database', () => {
     expectProblem(await rule({ name: 'foreign-user', priority: 1, assign_to_user_id: 999_999 }), 404, /user/);
     const ours = (await call(server.url, 'GET', '/routing-rules', undefined, { headers: admin })).body.routing_rules;
     expectProblem(await call(server.url, 'GET', `/routing-rules/${ours[0].id}`, undefined, { headers: otherAdmin }), 404);
+  });
+
+  it('refuses to assign to a viewer or a deactivated person, and lets a rule whose assignee was deactivated since be switched off', async () => {
+    const vic = await person('Vic', 'viewer');
+    expectProblem(await rule({ name: 'to-a-viewer', priority: 1, assign_to_user_id: vic.id }), 422, /assign_to_user_id: Vic \(user \d+\) is a viewer, who reads reviews but cannot decide them/);
+    const kept = await rule({ name: 'to-someone-leaving', priority: 1, conditions: { task_type: 'never-filed' }, assign_to_user_id: (await person('Lee')).id });
+    expect(kept.status).toBe(201);
+    expect((await call(server.url, 'DELETE', `/users/${kept.body.assign_to_user_id}`, undefined, { headers: admin })).status).toBe(204);
+    expectProblem(await rule({ name: 'to-the-deactivated', priority: 1, assign_to_user_id: kept.body.assign_to_user_id }), 422, /is deactivated/);
+    const switchedOff = await call(server.url, 'PATCH', `/routing-rules/${kept.body.id}`, { is_active: false }, { headers: admin });
+    expect(switchedOff.body).toMatchObject({ is_active: false });
+    expectProblem(await call(server.url, 'PATCH', `/routing-rules/${kept.body.id}`, { assign_to_user_id: vic.id }, { headers: admin }), 422, /viewer/);
   });
 });
 

@@ -157,6 +157,43 @@ describe('workflows with stages', () => {
     expectProblem(await create({ conditions: { amount: 1 }, stages: [{ name: 's', approvers: { roles: ['admin'] }, required_approvals: 1 }] }), 400, /unknown field 'amount'/);
     expectProblem(await create({ stages: [] }), 400);
   });
+
+  it('refuses a viewer or a deactivated person as an approver, and a stage asking for more approvals than its people can give', async () => {
+    const org = await organization();
+    const create = (stages: unknown[]): Promise<JsonResponse> => call(server.url, 'POST', '/workflows', { name: 'w', stages }, { headers: org.admin });
+    const [rae, vic, gone] = [await org.person('reviewer', 'Rae'), await org.person('viewer', 'Vic'), await org.person('reviewer', 'Gone')];
+    await call(server.url, 'DELETE', `/users/${gone.id}`, undefined, { headers: org.admin });
+    const team = (await call(server.url, 'POST', '/teams', { name: 'mixed', member_ids: [rae.id, vic.id, gone.id] }, { headers: org.admin })).body;
+
+    expectProblem(await create([{ name: 's', approvers: { user_ids: [rae.id, vic.id] }, required_approvals: 1 }]), 422, /stages\[0\]\.approvers\.user_ids: Vic \(user \d+\) is a viewer/);
+    expectProblem(await create([{ name: 's', approvers: { user_ids: [gone.id] }, required_approvals: 1 }]), 422, /Gone \(user \d+\) is deactivated/);
+    expectProblem(await create([{ name: 's', approvers: { roles: ['viewer'] }, required_approvals: 1 }]), 400, /roles/);
+    expectProblem(await create([{ name: 's', approvers: { team_id: 999_999 }, required_approvals: 1 }]), 404, /team 999999/);
+    // Of the team's three, only Rae may vote: its viewer never does, nor does a deactivated member.
+    expectProblem(
+      await create([
+        { name: 'first', approvers: { roles: ['reviewer'] }, required_approvals: 1 },
+        { name: 'finance', approvers: { team_id: team.id }, required_approvals: 2 },
+      ]),
+      422,
+      /stages\[1\]\.required_approvals: stage 2 \(finance\) asks for 2 approvals, but only 1 active reviewer or admin is among its approvers/,
+    );
+    expect((await create([{ name: 'finance', approvers: { team_id: team.id }, required_approvals: 1 }])).status).toBe(201);
+  });
+
+  it('keeps a workflow whose approver was deactivated since open to other changes, not to stages that still name them', async () => {
+    const org = await organization();
+    const [ana, ben] = [await org.person('reviewer', 'Ana'), await org.person('reviewer', 'Ben')];
+    const stages = [{ name: 'both', approvers: { user_ids: [ana.id, ben.id] }, required_approvals: 2 }];
+    const created = await call(server.url, 'POST', '/workflows', { name: 'pair', stages }, { headers: org.admin });
+    expect(created.status).toBe(201);
+    await call(server.url, 'DELETE', `/users/${ben.id}`, undefined, { headers: org.admin });
+    const switchedOff = await call(server.url, 'PATCH', `/workflows/${created.body.id}`, { is_active: false, name: 'pair (paused)' }, { headers: org.admin });
+    expect(switchedOff.body).toMatchObject({ is_active: false, name: 'pair (paused)' });
+    expectProblem(await call(server.url, 'PATCH', `/workflows/${created.body.id}`, { stages }, { headers: org.admin }), 422, /Ben \(user \d+\) is deactivated/);
+    const narrowed = [{ name: 'both', approvers: { user_ids: [ana.id] }, required_approvals: 2 }];
+    expectProblem(await call(server.url, 'PATCH', `/workflows/${created.body.id}`, { stages: narrowed }, { headers: org.admin }), 422, /asks for 2 approvals, but only 1/);
+  });
 });
 
 describe('expiry of a review whose workflow is still voting', () => {

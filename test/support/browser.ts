@@ -42,3 +42,17 @@ export function dashboardInBrowser(prefix: string, prepare: (dir: string) => voi
 export async function letUndoWindowPass(page: Page): Promise<void> {
   await page.clock.fastForward(UNDO_WINDOW_MS);
 }
+
+/**
+ * What axe-core finds wrong on the page as it is now (labels, contrast, roles, headings), one
+ * line per rule. The checker is injected as a script of the test's own, which the page's CSP
+ * refuses: open the page in a context with `bypassCSP`.
+ */
+export async function axeViolations(page: Page): Promise<string[]> {
+  await page.addScriptTag({ path: require.resolve('axe-core/axe.min.js') });
+  return page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run: (context: Document) => Promise<{ violations: Array<{ id: string; impact: string; nodes: unknown[] }> }> } }).axe;
+    const result = await axe.run(document);
+    return result.violations.map((v) => `${v.id}: ${v.impact} (${v.nodes.length})`);
+  });
+}

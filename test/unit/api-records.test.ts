@@ -2,6 +2,7 @@
 import type { components } from '@greenlight/client' with { 'resolution-mode': 'import' };
 import { describe, expectTypeOf, it } from 'vitest';
 import type { RoutingTrial } from '../../server/domain/routing/organization-rules';
+import type { Operator, RULE_FIELDS } from '../../server/domain/routing/conditions';
 import type * as organizations from '../../server/domain/organizations/records';
 import type * as people from '../../server/domain/people/records';
 import type * as reviews from '../../server/domain/reviews/records';
@@ -41,6 +42,9 @@ describe('the records the API exchanges', () => {
     expectTypeOf<workflows.WorkflowRecord>().toEqualTypeOf<Schemas['Workflow']>();
     // The domain's is narrower (each condition's operator is one the engine knows), and fits the document's.
     expectTypeOf<RoutingTrial>().toExtend<Schemas['RoutingTrial']>();
+    // What the console's condition form offers, from the document: the engine's own lists.
+    expectTypeOf<Operator>().toEqualTypeOf<Schemas['RoutingOperator']>();
+    expectTypeOf<(typeof RULE_FIELDS)[number]>().toEqualTypeOf<Schemas['RoutingField']>();
   });
 
   it('are taken in by the domain as the OpenAPI document describes them', () => {

@@ -9,6 +9,7 @@ import { enumValues, type Answer, type ReviewPage, type ReviewRecord, type Schem
 export type { UserRecord, UserRole } from './types';
 
 export type OrganizationRecord = Schemas['Organization'];
+export type OrganizationSettings = Schemas['OrganizationSettings'];
 export type ApiKeyRecord = Schemas['ApiKey'];
 export type KeyScope = ApiKeyRecord['scope'];
 export type AgentRecord = Schemas['Agent'];
@@ -99,8 +100,12 @@ export async function listWorkflows(api: ApiClient): Promise<WorkflowRecord[]> {
   return (await api.request<Schemas['WorkflowList']>('/workflows')).workflows;
 }
 
-export function saveWorkflow(api: ApiClient, id: number | null, workflow: WorkflowFields): Promise<WorkflowRecord> {
-  return id === null ? api.request('/workflows', { method: 'POST', body: workflow }) : api.request(`/workflows/${id}`, { method: 'PATCH', body: workflow });
+export function createWorkflow(api: ApiClient, workflow: Schemas['WorkflowCreate']): Promise<WorkflowRecord> {
+  return api.request('/workflows', { method: 'POST', body: workflow });
+}
+
+export function updateWorkflow(api: ApiClient, id: number, changes: Schemas['WorkflowUpdate']): Promise<WorkflowRecord> {
+  return api.request(`/workflows/${id}`, { method: 'PATCH', body: changes });
 }
 
 export function deleteWorkflow(api: ApiClient, id: number): Promise<void> {
@@ -164,6 +169,42 @@ export interface AuditFilterForm {
 }
 
 export const NO_AUDIT_FILTERS: AuditFilterForm = { action: '', actor_type: '', target_type: '', target_id: '', since: '', until: '' };
+
+/** The keys a type names, without its free-form rest (`[key: string]: unknown`). */
+type NamedKeys<T> = keyof { [K in keyof T as string extends K ? never : K]: T[K] };
+
+/** The settings the document names that are true or false: the organization page's toggles. */
+export type SettingToggle = { [K in NamedKeys<OrganizationSettings>]: NonNullable<OrganizationSettings[K]> extends boolean ? K : never }[NamedKeys<OrganizationSettings>];
+
+/** Each toggle's words. Keyed by the document's settings, so the compiler holds the list to it. */
+export const SETTING_TOGGLES: Record<SettingToggle, { label: string; hint: string }> = {
+  require_two_approvals: {
+    label: 'Require two approvals',
+    hint: 'A review that no workflow governs needs the approvals of two different people (reviewers or admins) before it is approved; a workflow, where one governs, decides instead.',
+  },
+};
+
+function isToggle(key: string): key is SettingToggle {
+  return Object.hasOwn(SETTING_TOGGLES, key);
+}
+
+/** An organization's settings as its page shows them: a toggle for each known one, the others as they are. */
+export function settingsForm(settings: OrganizationSettings): { toggles: Record<SettingToggle, boolean>; others: Record<string, unknown> } {
+  const toggles = Object.fromEntries(Object.keys(SETTING_TOGGLES).map((key) => [key, settings[key] === true])) as Record<SettingToggle, boolean>;
+  const others = Object.fromEntries(Object.entries(settings).filter(([key]) => !isToggle(key)));
+  return { toggles, others };
+}
+
+/**
+ * The settings to save, which replace the stored ones as a whole: the others as they are, and
+ * each toggle that is on or was set before (one never set and left off is not written).
+ */
+export function settingsToSave(toggles: Record<SettingToggle, boolean>, others: Record<string, unknown>, before: OrganizationSettings): OrganizationSettings | string {
+  const known = Object.keys(others).find(isToggle);
+  if (known) return `${known} is set by its toggle above; take it out of the other settings.`;
+  const set = (Object.entries(toggles) as Array<[SettingToggle, boolean]>).filter(([key, on]) => on || Object.hasOwn(before, key));
+  return { ...others, ...Object.fromEntries(set) };
+}
 
 export function getOrganization(api: ApiClient, organizationId: number): Promise<OrganizationRecord> {
   return api.request(`/organizations/${organizationId}`);

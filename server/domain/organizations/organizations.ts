@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { AppError, invalidInput, notFound, refuseNul } from '../shared/errors';
 import type { AgentRepository, NewApiKey, OrganizationRepository } from './ports';
-import type { ApiKeyRecord, OrganizationRecord } from './records';
+import type { ApiKeyRecord, OrganizationRecord, OrganizationSettings } from './records';
 import type { AuditEntryInput, Clock, UnitOfWork } from '../shared/unit-of-work';
 import type { KeyScope, Principal, Scope } from '../shared/principal';
 import { isOrganizationAdmin, organizationOfCaller } from '../shared/scope';
@@ -24,7 +24,7 @@ function keyPrincipalId(keyId: number): string {
 
 export interface OrganizationInput {
   name: string;
-  settings?: Record<string, unknown>;
+  settings?: OrganizationSettings;
 }
 
 export interface ApiKeyInput {

@@ -3,10 +3,16 @@
 import type { KeyScope } from '../shared/principal';
 import type { AuditEntryInput } from '../shared/unit-of-work';
 
+/** An organization's settings: those the service reads, and any others, kept as they are. */
+export type OrganizationSettings = {
+  /** A review no workflow governs needs two different people's approvals. */
+  require_two_approvals?: boolean;
+} & Record<string, unknown>;
+
 export interface OrganizationRecord {
   id: number;
   name: string;
-  settings: Record<string, unknown>;
+  settings: OrganizationSettings;
   created_at: string;
   updated_at: string;
 }

@@ -20,6 +20,11 @@ export const USER_ROLES = ['admin', 'reviewer', 'viewer'] as const;
 
 export type UserRole = (typeof USER_ROLES)[number];
 
+/** The roles whose people decide reviews: a viewer only reads them. */
+export const DECIDING_ROLES = ['admin', 'reviewer'] as const satisfies readonly UserRole[];
+
+export type DecidingRole = (typeof DECIDING_ROLES)[number];
+
 export interface UserRecord {
   id: number;
   organization_id: number;

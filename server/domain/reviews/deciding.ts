@@ -3,6 +3,7 @@ import { domainEvent } from '../shared/events';
 import type { Clock, Tx, UnitOfWork } from '../shared/unit-of-work';
 import type { DecisionOutcome, ReviewRepository } from './ports';
 import type { PeopleRepository } from '../people/ports';
+import { requireDecider } from '../people/deciders';
 import type { Principal, Scope } from '../shared/principal';
 import type { DecisionInput, DecisionRecord, VoteAnswer } from './records';
 import { isOrganizationAdmin } from '../shared/scope';
@@ -121,8 +122,7 @@ export class DecideReview {
     }
     const reviewer = await this.options.people?.findUser(organizationId, input.reviewer_id);
     if (!reviewer) throw notFound('user', input.reviewer_id);
-    if (!reviewer.is_active) throw new AppError(422, `user ${reviewer.id} is deactivated and cannot decide`);
-    if (reviewer.role === 'viewer') throw new AppError(422, `user ${reviewer.id} is a viewer, who cannot decide; name a reviewer or an admin`);
+    requireDecider(reviewer, 'reviewer_id', 'name an active reviewer or admin of the organization');
     return { ...input, reviewer_name: reviewer.name };
   }
 }

@@ -2,6 +2,7 @@ import { AppError, invalidInput, notFound, refuseNul } from '../shared/errors';
 import type { Routing } from './review-policy';
 import type { Clock, Tx, UnitOfWork } from '../shared/unit-of-work';
 import type { PeopleRepository } from '../people/ports';
+import { requireDecider } from '../people/deciders';
 import type { Principal } from '../shared/principal';
 import type { RoutableRule, RoutingRuleFields, RoutingRuleRecord } from './records';
 import type { RoutingRuleRepository } from './ports';
@@ -81,7 +82,7 @@ export class OrganizationRouting {
       is_active: input.is_active ?? true,
     };
     return this.unitOfWork.run(async (tx) => {
-      await this.check(tx, organizationId, fields);
+      await this.check(tx, organizationId, fields, true);
       const created = await this.rules.insert(tx, organizationId, fields, this.clock());
       if (!created) throw new AppError(409, `the organization already has a routing rule named '${fields.name}'`);
       tx.audit({ organization_id: organizationId, action: 'routing_rule.created', target_type: 'routing_rule', target_id: created.id, data: { ...fields } });
@@ -114,7 +115,7 @@ export class OrganizationRouting {
         assign_to_team_id: changes.assign_to_team_id === undefined ? current.assign_to_team_id : changes.assign_to_team_id,
         is_active: changes.is_active ?? current.is_active,
       };
-      await this.check(tx, organizationId, fields);
+      await this.check(tx, organizationId, fields, changes.assign_to_user_id !== undefined);
       const updated = await this.rules.update(tx, organizationId, id, fields, this.clock());
       if (updated === 'name_taken') throw new AppError(409, `the organization already has a routing rule named '${fields.name}'`);
       if (!updated) throw notFound('routing rule', id);
@@ -153,12 +154,21 @@ export class OrganizationRouting {
     };
   }
 
-  /** An assignee and team of the organization (404 otherwise), at least one of them, and conditions the engine accepts. */
-  private async check(tx: Tx, organizationId: number, fields: RoutingRuleFields): Promise<void> {
+  /**
+   * An assignee and team of the organization (404 otherwise), at least one of them, and
+   * conditions the engine accepts. A person assigned by this change must be able to decide (a
+   * viewer or a deactivated person: 422); one who no longer can since leaves the rule to be
+   * changed in other ways (switched off, renamed).
+   */
+  private async check(tx: Tx, organizationId: number, fields: RoutingRuleFields, assigneeSet: boolean): Promise<void> {
     if (fields.assign_to_user_id === null && fields.assign_to_team_id === null) {
       throw invalidInput('assign_to_user_id', 'a rule assigns to a user (assign_to_user_id), a team (assign_to_team_id), or both');
     }
-    if (fields.assign_to_user_id !== null && !(await this.people.findUser(organizationId, fields.assign_to_user_id, tx))) throw notFound('user', fields.assign_to_user_id);
+    if (fields.assign_to_user_id !== null) {
+      const assignee = await this.people.findUser(organizationId, fields.assign_to_user_id, tx);
+      if (!assignee) throw notFound('user', fields.assign_to_user_id);
+      if (assigneeSet) requireDecider(assignee, 'assign_to_user_id', 'assign the rule to an active reviewer or admin');
+    }
     if (fields.assign_to_team_id !== null && !(await this.people.findTeam(organizationId, fields.assign_to_team_id, tx))) throw notFound('team', fields.assign_to_team_id);
     try {
       compileRules([engineForm(fields, fields.assign_to_user_id === null ? null : 'assignee', fields.assign_to_team_id === null ? null : 'team')]);

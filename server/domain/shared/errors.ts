@@ -28,6 +28,14 @@ export function invalidInput(field: string, message: string): AppError {
 }
 
 /**
+ * Well-formed, but it cannot work (422): a person named to decide who cannot, a stage asking
+ * for more approvals than it has people to give them.
+ */
+export function unworkable(field: string, message: string): AppError {
+  return new AppError(422, `${field}: ${message}`, { errors: [{ field, message }] });
+}
+
+/**
  * Refuses text fields holding NUL. They are stored as text, which PostgreSQL cannot hold NUL
  * in (its driver turns it into the two characters \0, so what was acknowledged would not be
  * what is read back); metadata is stored as JSON, where NUL is written \u0000 and is fine.

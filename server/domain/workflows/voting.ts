@@ -4,12 +4,12 @@
  * review's row while a vote is counted, so two last votes at once cannot both complete it.
  */
 import type { DecisionType, WorkflowProgress, WorkflowVote } from '../reviews/records';
-import type { UserRole } from '../people/records';
+import { type DecidingRole, DECIDING_ROLES, type UserRole } from '../people/records';
 
 export interface WorkflowApprovers {
   user_ids?: number[];
   team_id?: number;
-  roles?: UserRole[];
+  roles?: DecidingRole[];
 }
 
 export interface WorkflowStage {
@@ -65,9 +65,11 @@ export function startWorkflow(definition: Pick<WorkflowState, 'workflow_id' | 'n
   return { ...definition, stage: 0, votes: [], modified_action: null };
 }
 
+/** Whether `voter` approves at `stage`: named, on its team or of one of its roles — and never a viewer, who only reads (a team may have some). */
 export function isEligible(stage: WorkflowStage, voter: Voter): boolean {
+  if (!(DECIDING_ROLES as readonly UserRole[]).includes(voter.role)) return false;
   const { user_ids: userIds, team_id: teamId, roles } = stage.approvers;
-  return Boolean(userIds?.includes(voter.id) || (teamId !== undefined && voter.team_ids.includes(teamId)) || roles?.includes(voter.role));
+  return Boolean(userIds?.includes(voter.id) || (teamId !== undefined && voter.team_ids.includes(teamId)) || (roles as readonly UserRole[] | undefined)?.includes(voter.role));
 }
 
 /** Approvals counted in the stage now voting. */

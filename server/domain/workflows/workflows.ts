@@ -1,4 +1,4 @@
-import { invalidInput, notFound, refuseNul } from '../shared/errors';
+import { invalidInput, notFound, refuseNul, unworkable } from '../shared/errors';
 import type { Clock, Tx, UnitOfWork } from '../shared/unit-of-work';
 import type { OrganizationRepository } from '../organizations/ports';
 import type { PeopleRepository } from '../people/ports';
@@ -6,10 +6,11 @@ import type { Principal } from '../shared/principal';
 import type { WorkflowFields, WorkflowRecord } from './records';
 import type { WorkflowRepository } from './ports';
 import type { ReviewRecord, WorkflowProgress } from '../reviews/records';
-import type { UserRole } from '../people/records';
+import { DECIDING_ROLES } from '../people/records';
+import { requireDecider } from '../people/deciders';
 import { compileRules, type RoutableReview, RuleError } from '../routing/conditions';
 import { organizationOf, organizationOfCaller } from '../shared/scope';
-import { approvalsIn, progressOf, startWorkflow, TWO_APPROVALS, type Voter, type WorkflowStage, type WorkflowState } from './voting';
+import { approvalsIn, isEligible, progressOf, startWorkflow, TWO_APPROVALS, type Voter, type WorkflowStage, type WorkflowState } from './voting';
 
 export interface WorkflowInput {
   name: string;
@@ -20,8 +21,6 @@ export interface WorkflowInput {
 }
 
 export type WorkflowChanges = Partial<Omit<WorkflowInput, 'organization_id'>>;
-
-const ROLES: readonly UserRole[] = ['admin', 'reviewer', 'viewer'];
 
 /** The compiled conditions of a workflow: the routing rules' engine, with a stand-in action. */
 function conditionsTest(name: string, conditions: Record<string, unknown>): (review: RoutableReview) => boolean {
@@ -47,7 +46,7 @@ export class Workflows {
     const organizationId = organizationOf(principal.scope, input.organization_id) ?? organizationOfCaller(principal);
     const fields: WorkflowFields = { name: input.name.trim(), conditions: input.conditions ?? {}, stages: input.stages, is_active: input.is_active ?? true };
     return this.unitOfWork.run(async (tx) => {
-      await this.check(tx, organizationId, fields);
+      await this.check(tx, organizationId, fields, true);
       const created = await this.workflows.insert(tx, organizationId, fields, this.clock());
       tx.audit({ organization_id: organizationId, action: 'workflow.created', target_type: 'workflow', target_id: created.id, data: { name: created.name } });
       return created;
@@ -78,7 +77,7 @@ export class Workflows {
         stages: changes.stages ?? current.stages,
         is_active: changes.is_active ?? current.is_active,
       };
-      await this.check(tx, organizationId, fields);
+      await this.check(tx, organizationId, fields, changes.stages !== undefined);
       const updated = (await this.workflows.update(tx, organizationId, id, fields, this.clock())) as WorkflowRecord;
       tx.audit({ organization_id: organizationId, action: 'workflow.updated', target_type: 'workflow', target_id: id, data: { changed: Object.keys(changes) } });
       return updated;
@@ -142,21 +141,46 @@ export class Workflows {
     return { voters, progress: progressOf(state, voters) };
   }
 
-  /** Stages with approvers of the organization, and conditions the engine accepts. */
-  private async check(tx: Tx, organizationId: number, fields: WorkflowFields): Promise<void> {
+  /** Conditions the engine accepts, and, where the stages are set, stages that can complete. */
+  private async check(tx: Tx, organizationId: number, fields: WorkflowFields, stagesSet: boolean): Promise<void> {
     try {
       conditionsTest(fields.name, fields.conditions);
     } catch (error) {
       if (error instanceof RuleError) throw invalidInput('conditions', error.message.replace(/^rule '[^']*', /, ''));
       throw error;
     }
-    for (const [index, stage] of fields.stages.entries()) {
+    if (stagesSet) await this.checkStages(tx, organizationId, fields.stages);
+  }
+
+  /**
+   * Each stage's approvers are people and a team of the organization (404 otherwise), the
+   * people named able to decide (a viewer or a deactivated person: 422), and the stage asks for
+   * no more approvals than it has people to give them (422). Checked where stages are set only:
+   * an approver deactivated since leaves the workflow to be changed in other ways (switched
+   * off, renamed), its reviews shown stuck.
+   */
+  private async checkStages(tx: Tx, organizationId: number, stages: readonly WorkflowStage[]): Promise<void> {
+    const voters = await this.workflows.voters(organizationId, tx);
+    for (const [index, stage] of stages.entries()) {
       const where = `stages[${index}]`;
       const { user_ids: userIds = [], team_id: teamId, roles = [] } = stage.approvers;
       if (userIds.length === 0 && teamId === undefined && roles.length === 0) throw invalidInput(`${where}.approvers`, 'name at least one of user_ids, team_id or roles');
-      if (roles.some((role) => !ROLES.includes(role))) throw invalidInput(`${where}.approvers.roles`, `must be among ${ROLES.join(', ')}`);
-      for (const userId of userIds) if (!(await this.people.findUser(organizationId, userId, tx))) throw notFound('user', userId);
+      if (roles.some((role) => !(DECIDING_ROLES as readonly string[]).includes(role))) {
+        throw invalidInput(`${where}.approvers.roles`, `must be among ${DECIDING_ROLES.join(', ')}: a viewer reads reviews but cannot decide them`);
+      }
+      for (const userId of userIds) {
+        const user = await this.people.findUser(organizationId, userId, tx);
+        if (!user) throw notFound('user', userId);
+        requireDecider(user, `${where}.approvers.user_ids`, 'name active reviewers or admins');
+      }
       if (teamId !== undefined && !(await this.people.findTeam(organizationId, teamId, tx))) throw notFound('team', teamId);
+      const eligible = voters.filter((voter) => isEligible(stage, voter)).length;
+      if (stage.required_approvals > eligible) {
+        throw unworkable(
+          `${where}.required_approvals`,
+          `stage ${index + 1} (${stage.name}) asks for ${stage.required_approvals} approvals, but only ${eligible} active ${eligible === 1 ? 'reviewer or admin is' : 'reviewers and admins are'} among its approvers`,
+        );
+      }
     }
   }
 }

@@ -554,6 +554,20 @@
  *       content:
  *         application/problem+json:
  *           schema: { $ref: '#/components/schemas/Problem' }
+ *     Unworkable:
+ *       description: >-
+ *         Well-formed, but it cannot work: a person named to decide (an assignee, an approver)
+ *         who cannot — a viewer, a deactivated person — or a stage that asks for more approvals
+ *         than it has people to give them. `errors[].field` names where.
+ *       content:
+ *         application/problem+json:
+ *           schema: { $ref: '#/components/schemas/Problem' }
+ *           example:
+ *             type: about:blank
+ *             title: Unprocessable Entity
+ *             status: 422
+ *             detail: 'assign_to_user_id: Vic Viewer (user 7) is a viewer, who reads reviews but cannot decide them; assign the rule to an active reviewer or admin'
+ *             errors: [{ field: assign_to_user_id, message: 'Vic Viewer (user 7) is a viewer, who reads reviews but cannot decide them; assign the rule to an active reviewer or admin' }]
  *     ServiceUnavailable:
  *       description: >-
  *         The server is shutting down, or already holds `max_waiting_requests` waiting

@@ -16,21 +16,35 @@ import { pathInteger } from '../params';
  *       required: true
  *       schema: { type: integer, minimum: 1 }
  *   schemas:
+ *     OrganizationSettings:
+ *       type: object
+ *       additionalProperties: true
+ *       description: >-
+ *         The settings the service reads, described here; any other key is kept as it is, for
+ *         the organization's own use.
+ *       properties:
+ *         require_two_approvals:
+ *           type: boolean
+ *           description: >-
+ *             A review that no workflow governs needs the approvals of two different people
+ *             (admins or reviewers) before it is approved. Absent: false.
+ *       example: { require_two_approvals: true }
  *     OrganizationCreate:
  *       type: object
  *       additionalProperties: false
  *       required: [name]
  *       properties:
  *         name: { type: string, minLength: 1, maxLength: 200 }
- *         settings: { type: object, additionalProperties: true, description: 'Free-form settings of the organization.' }
+ *         settings: { $ref: '#/components/schemas/OrganizationSettings' }
  *       example: { name: Acme Support }
  *     OrganizationUpdate:
  *       type: object
  *       additionalProperties: false
  *       minProperties: 1
+ *       description: '`settings` replaces the settings as a whole: send the keys to keep with the ones that change.'
  *       properties:
  *         name: { type: string, minLength: 1, maxLength: 200 }
- *         settings: { type: object, additionalProperties: true, description: 'Replaces the settings as a whole.' }
+ *         settings: { $ref: '#/components/schemas/OrganizationSettings' }
  *       example: { settings: { require_two_approvals: false } }
  *     Organization:
  *       type: object
@@ -38,7 +52,7 @@ import { pathInteger } from '../params';
  *       properties:
  *         id: { type: integer }
  *         name: { type: string }
- *         settings: { type: object, additionalProperties: true }
+ *         settings: { $ref: '#/components/schemas/OrganizationSettings' }
  *         created_at: { type: string, format: date-time }
  *         updated_at: { type: string, format: date-time }
  *       example: { id: 1, name: Acme Support, settings: {}, created_at: '2026-11-24T09:00:00.000Z', updated_at: '2026-11-24T09:00:00.000Z' }

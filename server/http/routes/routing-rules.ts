@@ -17,14 +17,28 @@ import { pathInteger } from '../params';
  *       required: true
  *       schema: { type: integer, minimum: 1 }
  *   schemas:
+ *     RoutingField:
+ *       type: string
+ *       enum: [task_type, proposed_action, agent_reasoning, confidence_score, urgency, framework, agent_id, organization_id]
+ *       description: >-
+ *         The fields of a review a condition may test by name; any other is a dotted path into
+ *         its metadata, `metadata.<key>[.<key>…]`.
+ *     RoutingOperator:
+ *       type: string
+ *       enum: ['=', '!=', '<', '<=', '>', '>=', in, not_in, contains, matches]
+ *       description: >-
+ *         How a condition compares: `=` and `!=` a value of the same type (a number never
+ *         equals a string); `<` `<=` `>` `>=` numbers, text, or urgencies in their order (low
+ *         to critical); `in` and `not_in` a non-empty list; `contains` text within text or an
+ *         item of a list; `matches` a regular expression (at most 500 characters, no nested
+ *         quantifiers). A field the review lacks meets `!=` and `not_in` only.
  *     RoutingConditions:
  *       type: object
  *       additionalProperties: true
  *       description: >-
- *         Field (task_type, proposed_action, agent_reasoning, confidence_score, urgency,
- *         framework, agent_id, organization_id) or `metadata.<path>` → `{operator, value}`, with
- *         the operators = != < <= > >= in not_in contains matches; a bare value is short for =,
- *         a bare list for in. Every condition must hold; none is a rule that matches every review.
+ *         A `RoutingField` or `metadata.<path>` → `{operator, value}` with a `RoutingOperator`;
+ *         a bare value is short for `=`, a bare list for `in`. Every condition must hold; none is
+ *         a rule that matches every review. What the engine refuses is a 400 naming it.
  *     RoutingRuleCreate:
  *       type: object
  *       additionalProperties: false
@@ -33,7 +47,7 @@ import { pathInteger } from '../params';
  *         name: { type: string, minLength: 1, maxLength: 100, description: 'Unique in the organization (409 otherwise); reviews record it as routing_rule.' }
  *         priority: { type: integer, minimum: -1000000, maximum: 1000000, description: 'The higher is tried first; ties by the older rule.' }
  *         conditions: { $ref: '#/components/schemas/RoutingConditions' }
- *         assign_to_user_id: { type: integer, nullable: true, minimum: 1, description: 'A user of the organization (404 otherwise); the review is assigned to their e-mail.' }
+ *         assign_to_user_id: { type: integer, nullable: true, minimum: 1, description: 'A user of the organization (404 otherwise), an active reviewer or admin (422 otherwise: a viewer cannot decide); the review is assigned to their e-mail.' }
  *         assign_to_team_id: { type: integer, nullable: true, minimum: 1, description: 'A team of the organization (404 otherwise); its members see the review under Mine.' }
  *         is_active: { type: boolean, default: true }
  *         organization_id: { type: integer, nullable: true, description: "The caller's organization; another is a 404." }
@@ -114,8 +128,11 @@ import { pathInteger } from '../params';
  *                   type: object
  *                   required: [field, operator, value, holds]
  *                   properties:
- *                     field: { type: string }
- *                     operator: { type: string }
+ *                     field:
+ *                       anyOf:
+ *                         - { $ref: '#/components/schemas/RoutingField' }
+ *                         - { type: string, pattern: '^metadata(\.[^.\s]+)+$', description: A dotted path into the review's metadata. }
+ *                     operator: { $ref: '#/components/schemas/RoutingOperator' }
  *                     value: {}
  *                     actual: { description: "The sample's value; absent when the sample lacks the field." }
  *                     holds: { type: boolean }
@@ -134,7 +151,10 @@ export function routingRuleRoutes(routing: OrganizationRouting): Router {
    *     operationId: createRoutingRule
    *     tags: [routing]
    *     summary: Add a routing rule (admin)
-   *     description: Hosted edition only. Conditions the engine refuses (an unknown operator or field, a bad pattern) are a 400 naming the problem.
+   *     description: >-
+   *       Hosted edition only. Conditions the engine refuses (an unknown operator or field, a bad
+   *       pattern) are a 400 naming the problem; an assignee who cannot decide (a viewer, a
+   *       deactivated person) a 422.
    *     x-edition: hosted
    *     requestBody:
    *       required: true
@@ -158,6 +178,7 @@ export function routingRuleRoutes(routing: OrganizationRouting): Router {
    *             schema: { $ref: '#/components/schemas/Problem' }
    *       '413': { $ref: '#/components/responses/PayloadTooLarge' }
    *       '415': { $ref: '#/components/responses/UnsupportedMediaType' }
+   *       '422': { $ref: '#/components/responses/Unworkable' }
    *       '429': { $ref: '#/components/responses/TooManyRequests' }
    *       '507': { $ref: '#/components/responses/InsufficientStorage' }
    *   get:
@@ -241,7 +262,10 @@ export function routingRuleRoutes(routing: OrganizationRouting): Router {
    *     operationId: updateRoutingRule
    *     tags: [routing]
    *     summary: Change a routing rule (admin)
-   *     description: Hosted edition only. The rule as a whole is checked again, as at creation.
+   *     description: >-
+   *       Hosted edition only. The rule as a whole is checked again, as at creation; the
+   *       assignee's role and state only when `assign_to_user_id` is sent, so a rule whose
+   *       assignee was deactivated since can still be switched off.
    *     x-edition: hosted
    *     parameters: [{ $ref: '#/components/parameters/RoutingRuleId' }]
    *     requestBody:
@@ -266,6 +290,7 @@ export function routingRuleRoutes(routing: OrganizationRouting): Router {
    *             schema: { $ref: '#/components/schemas/Problem' }
    *       '413': { $ref: '#/components/responses/PayloadTooLarge' }
    *       '415': { $ref: '#/components/responses/UnsupportedMediaType' }
+   *       '422': { $ref: '#/components/responses/Unworkable' }
    *       '429': { $ref: '#/components/responses/TooManyRequests' }
    *       '507': { $ref: '#/components/responses/InsufficientStorage' }
    *   delete:

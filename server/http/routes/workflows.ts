@@ -24,12 +24,20 @@ import { pathInteger } from '../params';
  *         approvers:
  *           type: object
  *           additionalProperties: false
- *           description: Who may vote in the stage, at least one of them; users and teams of the organization (404 otherwise).
+ *           description: >-
+ *             Who may vote in the stage, at least one of them: people and a team of the
+ *             organization (404 otherwise), and roles. Only active reviewers and admins vote: a
+ *             viewer or a deactivated person named in `user_ids` is a 422, and the viewers of a
+ *             team never vote.
  *           properties:
  *             user_ids: { type: array, maxItems: 1000, items: { type: integer, minimum: 1 } }
  *             team_id: { type: integer, minimum: 1 }
- *             roles: { type: array, maxItems: 3, items: { type: string, enum: [admin, reviewer, viewer] } }
- *         required_approvals: { type: integer, minimum: 1, maximum: 100 }
+ *             roles: { type: array, maxItems: 2, items: { type: string, enum: [admin, reviewer] } }
+ *         required_approvals:
+ *           type: integer
+ *           minimum: 1
+ *           maximum: 100
+ *           description: At most the number of active reviewers and admins among the approvers (422 otherwise).
  *     WorkflowCreate:
  *       type: object
  *       additionalProperties: false
@@ -99,7 +107,8 @@ export function workflowRoutes(workflows: Workflows): Router {
    *     description: >-
    *       Hosted edition only. A new review is governed by the first active workflow (oldest
    *       first) whose conditions hold, else by the organization's `require_two_approvals`
-   *       setting; its stages vote in order.
+   *       setting; its stages vote in order. A stage's approvers must be able to decide, and
+   *       number at least its `required_approvals` (422 otherwise).
    *     x-edition: hosted
    *     requestBody:
    *       required: true
@@ -118,6 +127,7 @@ export function workflowRoutes(workflows: Workflows): Router {
    *       '404': { $ref: '#/components/responses/NotFound' }
    *       '413': { $ref: '#/components/responses/PayloadTooLarge' }
    *       '415': { $ref: '#/components/responses/UnsupportedMediaType' }
+   *       '422': { $ref: '#/components/responses/Unworkable' }
    *       '429': { $ref: '#/components/responses/TooManyRequests' }
    *       '507': { $ref: '#/components/responses/InsufficientStorage' }
    *   get:
@@ -170,7 +180,10 @@ export function workflowRoutes(workflows: Workflows): Router {
    *     operationId: updateWorkflow
    *     tags: [routing]
    *     summary: Change an approval workflow (admin)
-   *     description: Hosted edition only. Reviews it already governs keep the stages they started with.
+   *     description: >-
+   *       Hosted edition only. Reviews it already governs keep the stages they started with.
+   *       The stages' approvers are checked (as at creation) when `stages` is sent, so a workflow
+   *       whose approver was deactivated since can still be switched off or renamed.
    *     x-edition: hosted
    *     parameters: [{ $ref: '#/components/parameters/WorkflowId' }]
    *     requestBody:
@@ -190,6 +203,7 @@ export function workflowRoutes(workflows: Workflows): Router {
    *       '404': { $ref: '#/components/responses/NotFound' }
    *       '413': { $ref: '#/components/responses/PayloadTooLarge' }
    *       '415': { $ref: '#/components/responses/UnsupportedMediaType' }
+   *       '422': { $ref: '#/components/responses/Unworkable' }
    *       '429': { $ref: '#/components/responses/TooManyRequests' }
    *       '507': { $ref: '#/components/responses/InsufficientStorage' }
    *   delete:
