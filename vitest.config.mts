@@ -28,6 +28,7 @@ const ON_POSTGRES = [
   'test/http/policy.test.ts',
   'test/http/reviews.test.ts',
   'test/http/routing-rules.test.ts',
+  'test/http/statistics-concurrency.test.ts',
   'test/http/shutdown.test.ts',
   'test/http/sign-in.test.ts',
   'test/http/tenancy.test.ts',
