@@ -13,6 +13,7 @@
  */
 import express from 'express';
 import sqlite3 from 'sqlite3';
+import { type ReviewBody as Body, reviewColumnValues } from './http';
 
 const [file, port] = process.argv.slice(2);
 const database = new sqlite3.Database(file);
@@ -23,18 +24,6 @@ const insert = database.prepare(
    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)`,
 );
 
-interface Body {
-  blocking?: boolean;
-  organization_id?: number;
-  agent_id?: number;
-  task_type: string;
-  proposed_action: string;
-  agent_reasoning?: string;
-  confidence_score?: number;
-  urgency?: string;
-  framework?: string;
-  metadata?: unknown;
-}
 
 /** Held blocking creates, each ready to be answered. */
 const held: Array<() => void> = [];
@@ -47,20 +36,7 @@ app.get('/health', (_req, res) => {
 app.post('/reviews', (req, res) => {
   const body = req.body as Body;
   const now = Date.now();
-  const metadata = JSON.stringify(body.metadata ?? {});
-  const values = [
-    body.organization_id ?? null,
-    body.agent_id ?? null,
-    body.task_type,
-    body.proposed_action,
-    body.agent_reasoning ?? null,
-    body.confidence_score ?? null,
-    body.urgency ?? 'medium',
-    body.framework ?? null,
-    metadata,
-    now,
-    now,
-  ];
+  const values = [...reviewColumnValues(body), now, now];
   insert.run(values, function (this: sqlite3.RunResult, error: Error | null) {
     if (error) {
       res.status(500).json({ detail: error.message });

@@ -80,7 +80,36 @@ export async function inParallel<T>(items: Iterable<T>, concurrency: number, wor
 }
 
 /** A review as an agent would send it: a few hundred bytes with nested metadata. */
-export function reviewBody(n: number): Record<string, unknown> {
+/** A review create's body, as the baseline servers read it. */
+export interface ReviewBody {
+  blocking?: boolean;
+  organization_id?: number;
+  agent_id?: number;
+  task_type: string;
+  proposed_action: string;
+  agent_reasoning?: string;
+  confidence_score?: number;
+  urgency?: string;
+  framework?: string;
+  metadata?: unknown;
+}
+
+/** The review's columns in the order the baseline servers' inserts list them, up to its metadata. */
+export function reviewColumnValues(body: ReviewBody): unknown[] {
+  return [
+    body.organization_id ?? null,
+    body.agent_id ?? null,
+    body.task_type,
+    body.proposed_action,
+    body.agent_reasoning ?? null,
+    body.confidence_score ?? null,
+    body.urgency ?? 'medium',
+    body.framework ?? null,
+    JSON.stringify(body.metadata ?? {}),
+  ];
+}
+
+export function reviewBody(n: number): ReviewBody {
   return {
     task_type: 'refund',
     proposed_action: `Refund order #${n} in full (EUR 250.00) to the original card ending 4242.`,

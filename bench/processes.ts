@@ -98,10 +98,15 @@ export async function startGreenlight(dataDir: string, options: GreenlightOption
   return { url, dashboardUrl, pid: child.pid as number, stop: stopper(child) };
 }
 
-/** The practical limit for this stack: `bench/baseline-server.ts` on the given SQLite file. */
-export async function startBaseline(databaseFile: string): Promise<BenchProcess> {
+export type Baseline = 'baseline-server' | 'baseline-postgres-server';
+
+/**
+ * The practical limit for this stack: `bench/baseline-server.ts` on the given SQLite file, or
+ * `bench/baseline-postgres-server.ts` on the given PostgreSQL database.
+ */
+export async function startBaseline(database: string, baseline: Baseline = 'baseline-server'): Promise<BenchProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, [path.join(__dirname, 'baseline-server.js'), databaseFile, String(port)], {
+  const child = spawn(process.execPath, [path.join(__dirname, `${baseline}.js`), database, String(port)], {
     cwd: ROOT,
     env: { ...process.env, NODE_ENV: 'production' },
     stdio: ['ignore', 'ignore', 'inherit'],

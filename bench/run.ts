@@ -15,6 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
+import pg from 'pg';
 import { chromiumAvailable } from './chromium';
 import { firstQueueRenderMs, initialBundleBytes } from './dashboard';
 import { type Answer, inParallel, median, percentile, request, reviewBody, timed } from './http';
@@ -284,17 +285,26 @@ async function heldByBareExpress(scale: Scale): Promise<number> {
 interface CreateLoad {
   perSecond: number;
   cpuMsPerCreate: number;
+  /** PostgreSQL's server processes' CPU time per create (zero on SQLite, which runs inside the server). */
+  databaseCpuMsPerCreate: number;
 }
 
-/** POST /reviews from 10 connections shared out over `targets`, and the CPU time their processes spent per create. */
-async function createLoad(targets: BenchProcess[], seconds: number): Promise<CreateLoad> {
+interface LoadOptions {
+  connections?: number;
+  /** Also the CPU time of PostgreSQL's processes (everything on the machine's server: keep it otherwise idle). */
+  postgres?: boolean;
+}
+
+/** POST /reviews from the connections shared out over `targets`, and the CPU time their processes (and PostgreSQL's) spent per create. */
+async function createLoad(targets: BenchProcess[], seconds: number, { connections = 10, postgres = false }: LoadOptions = {}): Promise<CreateLoad> {
   const cpuBefore = targets.map((target) => cpuSeconds(target.pid));
+  const databaseBefore = postgres ? databaseCpuSeconds() : new Map<number, number>();
   const results = await Promise.all(
     targets.map((target) =>
       autocannon({
         url: `${target.url}/reviews`,
         method: 'POST',
-        connections: 10 / targets.length,
+        connections: connections / targets.length,
         duration: seconds,
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify(reviewBody(1)),
@@ -302,18 +312,25 @@ async function createLoad(targets: BenchProcess[], seconds: number): Promise<Cre
     ),
   );
   const cpuSpent = targets.reduce((sum, target, i) => sum + cpuSeconds(target.pid) - cpuBefore[i], 0);
+  const databaseSpent = postgres ? databaseCpuSpent(databaseBefore, databaseCpuSeconds()) : 0;
   const failed = results.reduce((sum, result) => sum + result.non2xx + result.errors + result.timeouts, 0);
   if (failed > 0) throw new Error(`${failed} creates failed under load`);
   const created = results.reduce((sum, result) => sum + result['2xx'], 0);
-  return { perSecond: results.reduce((sum, result) => sum + result.requests.average, 0), cpuMsPerCreate: (cpuSpent * 1000) / created };
+  return {
+    perSecond: results.reduce((sum, result) => sum + result.requests.average, 0),
+    cpuMsPerCreate: (cpuSpent * 1000) / created,
+    databaseCpuMsPerCreate: (databaseSpent * 1000) / created,
+  };
 }
 
-function recordLoads(section: string, figure: string, loads: CreateLoad[]): { perSecond: number; cpuMsPerCreate: number } {
+function recordLoads(section: string, figure: string, loads: CreateLoad[]): CreateLoad {
   const perSecond = median(loads.map((load) => load.perSecond));
   const cpuMsPerCreate = median(loads.map((load) => load.cpuMsPerCreate));
+  const databaseCpuMsPerCreate = median(loads.map((load) => load.databaseCpuMsPerCreate));
   record({ section, figure, value: perSecond, unit: 'req/s', target: null, better: null, note: `median of ${loads.map((load) => Math.round(load.perSecond)).join(', ')}` });
   record({ section, figure: `${figure}: CPU per create`, value: cpuMsPerCreate, unit: 'ms', target: null, better: null });
-  return { perSecond, cpuMsPerCreate };
+  if (databaseCpuMsPerCreate > 0) record({ section, figure: `${figure}: database CPU per create`, value: databaseCpuMsPerCreate, unit: 'ms', target: null, better: null });
+  return { perSecond, cpuMsPerCreate, databaseCpuMsPerCreate };
 }
 
 async function createThroughput(scale: Scale): Promise<void> {
@@ -458,22 +475,77 @@ async function postgresDelivery(scale: Scale): Promise<void> {
   await onPostgres('PostgreSQL delivery (2 processes)', 2, (servers) => measureDelivery('PostgreSQL delivery (2 processes)', servers, scale.latencyWaiters, 20));
 }
 
+/** CPU time PostgreSQL's server processes have used so far, in seconds: each connection's backend, the writers and the WAL. */
+function databaseCpuSeconds(): Map<number, number> {
+  const spent = new Map<number, number>();
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (fs.readFileSync(`/proc/${entry}/comm`, 'utf8').trim() !== 'postgres') continue;
+      spent.set(Number(entry), cpuSeconds(Number(entry)));
+    } catch {
+      // gone between the listing and the read
+    }
+  }
+  return spent;
+}
+
+/** The database's CPU time spent between two readings; a backend that started in between counts from zero. */
+function databaseCpuSpent(before: Map<number, number>, after: Map<number, number>): number {
+  let spent = 0;
+  for (const [pid, seconds] of after) spent += seconds - (before.get(pid) ?? 0);
+  return spent;
+}
+
+/** The floor on PostgreSQL: `bench/baseline-postgres-server.ts` on a database with Greenlight's schema, less the statistics trigger. */
+async function postgresFloorLoad(seconds: number, connections: number): Promise<CreateLoad> {
+  return withBenchDatabase(async (databaseUrl) => {
+    const dir = tempDir('postgres-floor');
+    try {
+      await migrate(dir, { databaseUrl });
+      const client = new pg.Client({ connectionString: databaseUrl });
+      await client.connect();
+      await client.query('DROP TRIGGER reviews_tally ON reviews').finally(() => client.end());
+      const floor = await startBaseline(databaseUrl, 'baseline-postgres-server');
+      try {
+        return await createLoad([floor], seconds, { connections, postgres: true });
+      } finally {
+        await floor.stop();
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+}
+
 async function postgresThroughput(scale: Scale): Promise<void> {
-  console.log(`\n7. PostgreSQL create throughput: one and two API processes, 10 connections in all, ${scale.throughputRounds} round(s) each, alternating`);
+  const connections = 32;
+  console.log(
+    `\n7. PostgreSQL create throughput: one and two API processes and the floor (bare Express + pg), ${connections} connections in all, ${scale.throughputRounds} round(s) each, alternating`,
+  );
   const section = 'PostgreSQL create throughput';
   const loads = new Map<number, CreateLoad[]>([
     [1, []],
     [2, []],
   ]);
+  const floorLoads: CreateLoad[] = [];
   for (let round = 0; round < scale.throughputRounds; round += 1) {
     for (const [processes, measured] of loads) {
-      await onPostgres(section, processes, async (servers) => void measured.push(await createLoad(servers, scale.throughputSeconds)));
+      await onPostgres(section, processes, async (servers) => void measured.push(await createLoad(servers, scale.throughputSeconds, { connections, postgres: true })));
+      if (processes === 1 && !(await postgresUnavailable())) floorLoads.push(await postgresFloorLoad(scale.throughputSeconds, connections));
     }
   }
   if (loads.get(1)!.length === 0) return;
   const one = recordLoads(section, 'POST /reviews, 1 API process', loads.get(1)!);
   const two = recordLoads(section, 'POST /reviews, 2 API processes', loads.get(2)!);
-  record({ section, figure: '2 processes / 1 process', value: two.perSecond / one.perSecond, unit: '×', target: null, better: null, note: `on ${os.cpus().length} cores shared with PostgreSQL and the load generator` });
+  const floor = recordLoads(section, 'floor: bare Express + pg, review + outbox row', floorLoads);
+  const cores = `on ${os.cpus().length} cores shared with PostgreSQL and the load generator`;
+  record({ section, figure: '1 process / floor, throughput', value: one.perSecond / floor.perSecond, unit: '×', target: 0.8, better: 'higher', note: cores });
+  record({ section, figure: '2 processes / floor, throughput', value: two.perSecond / floor.perSecond, unit: '×', target: null, better: null, note: cores });
+  record({ section, figure: '1 process / floor, CPU per create', value: one.cpuMsPerCreate / floor.cpuMsPerCreate, unit: '×', target: 1.3, better: 'lower' });
+  record({ section, figure: '2 processes / 1 process, CPU per create', value: two.cpuMsPerCreate / one.cpuMsPerCreate, unit: '×', target: 1.15, better: 'lower' });
+  record({ section, figure: '1 process / floor, database CPU per create', value: one.databaseCpuMsPerCreate / floor.databaseCpuMsPerCreate, unit: '×', target: null, better: null });
+  record({ section, figure: '2 processes / 1 process, database CPU per create', value: two.databaseCpuMsPerCreate / one.databaseCpuMsPerCreate, unit: '×', target: null, better: null });
 }
 
 async function postgresReads(scale: Scale): Promise<void> {

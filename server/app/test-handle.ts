@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Sequelize } from 'sequelize';
 import type { Config } from '../config/settings';
+import { NONE_FROM_ELSEWHERE, type PublishedEvent } from '../domain/shared/events';
 import type { AttachmentService } from '../domain/reviews/attachments';
 import type { FeedbackService } from '../domain/reviews/feedback';
 import type { Principal } from '../domain/shared/principal';
@@ -26,6 +27,11 @@ export interface TestHandle {
   mcpSessions(): number;
   /** Listeners of the event feed: a stream or a waiter left behind shows here. */
   feedListeners(): number;
+  /**
+   * Records what reaches the feed without asking for other processes' events, so what this
+   * process reads of them is what the rest of it asks for.
+   */
+  observeFeed(): { events: PublishedEvent[]; stop(): void };
   sequelize: Sequelize;
   dialect: 'sqlite' | 'postgres';
   reviews: ReviewUseCases;
@@ -47,6 +53,10 @@ export async function startServerUnderTest(config: Config, options: StartOptions
       closeStreams: () => eventStreams.closeAll(),
       mcpSessions: () => mcpSessions.size,
       feedListeners: () => services.feed.listenerCount,
+      observeFeed: () => {
+        const events: PublishedEvent[] = [];
+        return { events, stop: services.feed.subscribe((event) => void events.push(event), NONE_FROM_ELSEWHERE) };
+      },
       sequelize: services.db.sequelize,
       dialect: services.db.sql.name,
       reviews: services.reviews,

@@ -3,6 +3,7 @@ import { QueryTypes, type Transaction } from 'sequelize';
 import type { DomainEvent, EventPayloads, EventType, OutboxEntry, PublishedEvent, Revocation } from '../domain/shared/events';
 import type { Scope } from '../domain/shared/principal';
 import type { Database } from './database';
+import { notificationPayloads } from './event-notifications';
 import { reviewPartsSql } from './scope';
 
 const INSERT_EVENT = 'INSERT INTO outbox (organization_id, type, review_id, payload, created_at) VALUES ($organization_id, $type, $review_id, $payload, $created_at)';
@@ -10,7 +11,7 @@ const INSERT_EVENT = 'INSERT INTO outbox (organization_id, type, review_id, payl
 /** An entry's columns, and its review's agent: who may see the event (a review's agent never changes). */
 const EVENT_COLUMNS = 'id, organization_id, (SELECT agent_id FROM reviews WHERE reviews.id = outbox.review_id) AS agent_id, type, review_id, payload';
 
-/** The PostgreSQL channel whose notifications carry `<origin> <id>,<id>…` of committed entries. */
+/** The PostgreSQL channel whose notifications summarise committed entries (`event-notifications.ts`). */
 export const EVENTS_CHANNEL = 'greenlight_events';
 
 /** How long events are kept for streams that resume (`Last-Event-ID`). */
@@ -75,10 +76,9 @@ export class Outbox {
     }
     if (stored.length > 0 && this.db.sql.sharedByProcesses) {
       // Delivered by PostgreSQL when, and only if, the transaction commits.
-      await this.db.sequelize.query('SELECT pg_notify($channel, $payload)', {
-        bind: { channel: EVENTS_CHANNEL, payload: `${this.origin} ${stored.map((entry) => entry.id).join(',')}` },
-        transaction,
-      });
+      for (const payload of notificationPayloads(this.origin, stored)) {
+        await this.db.sequelize.query('SELECT pg_notify($channel, $payload)', { bind: { channel: EVENTS_CHANNEL, payload }, transaction });
+      }
     }
     if (++this.writes % PRUNE_EVERY_WRITES === 0) await this.prune(now - OUTBOX_RETENTION_MS, transaction);
     return stored;

@@ -1,6 +1,7 @@
 import pg from 'pg';
-import type { EventFeed, OutboxEntry } from '../domain/shared/events';
+import { type EventFeed, NONE_FROM_ELSEWHERE, type OutboxEntry } from '../domain/shared/events';
 import type { Log } from '../domain/shared/unit-of-work';
+import { parseNotification } from './event-notifications';
 import { EVENTS_CHANNEL, type Outbox } from './outbox';
 
 /** Ids remembered as published here, so one that arrives twice (a notification and a catch-up) goes out once. */
@@ -23,8 +24,9 @@ export interface RelayOptions {
 /**
  * Brings the events (and revocations) other API processes commit to the same PostgreSQL into
  * this process's feed: a connection of its own LISTENs on the outbox's channel, whose
- * notifications name the committed entries; the relay reads them from the outbox (in id order)
- * and publishes them here.
+ * notifications summarise the committed entries; the relay reads those the feed wants (a
+ * revocation, a decision someone here waits for, everything while a live stream is open) from
+ * the outbox, in id order, and publishes them here.
  * After a lost connection it reconnects, publishes what was written meanwhile, and has the
  * waiting requests re-check their reviews, so nothing is missed.
  */
@@ -41,7 +43,7 @@ export class PostgresEventRelay {
   constructor(private readonly options: RelayOptions) {
     this.clock = options.clock ?? Date.now;
     // What this process publishes itself is remembered too, for the catch-up that may read it again.
-    options.feed.subscribe((event) => this.remember(event.id));
+    options.feed.subscribe((event) => this.remember(event.id), NONE_FROM_ELSEWHERE);
     options.feed.onRevocation((revocation) => this.remember(revocation.id));
   }
 
@@ -65,9 +67,10 @@ export class PostgresEventRelay {
   }
 
   private received(payload: string): void {
-    const [origin, list] = payload.split(' ');
-    if (origin === this.options.outbox.origin || !list) return;
-    const ids = list.split(',').map(Number).filter((id) => !this.published.has(id));
+    const { origin, entries } = parseNotification(payload);
+    if (origin === this.options.outbox.origin) return;
+    const { feed } = this.options;
+    const ids = entries.filter((entry) => !this.published.has(entry.id) && feed.wants(entry)).map((entry) => entry.id);
     if (ids.length === 0) return;
     const readQueued = this.unread.length > 0;
     this.unread.push(...ids);

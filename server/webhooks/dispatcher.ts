@@ -3,7 +3,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { asSystem } from '../domain/organizations/audit';
-import type { EventFeed } from '../domain/shared/events';
+import { type EventFeed, NONE_FROM_ELSEWHERE } from '../domain/shared/events';
 import type { AttemptOutcome, ClaimedDelivery, DeliveryRoom, WebhookRepository } from '../domain/webhooks/ports';
 import type { Clock, Log, UnitOfWork } from '../domain/shared/unit-of-work';
 import { retryDelayMs, signatureHeader } from '../domain/webhooks/signing';
@@ -90,8 +90,9 @@ export class WebhookDispatcher {
 
   async start(): Promise<void> {
     await this.options.webhooks.releaseOrphanedClaims();
-    // Every committed change may have owed deliveries: look for due ones after each.
-    this.unsubscribe = this.options.feed.subscribe(() => this.wake());
+    // Every committed change may have owed deliveries: look for due ones after each. The process
+    // that commits a change looks for what it owes; another's would only race it for the rows.
+    this.unsubscribe = this.options.feed.subscribe(() => this.wake(), NONE_FROM_ELSEWHERE);
     this.wake();
   }
 

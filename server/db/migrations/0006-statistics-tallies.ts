@@ -14,7 +14,7 @@ import type { QueryInterface } from 'sequelize';
  * The combinations number in the hundreds, not millions, so GET /stats aggregates those.
  */
 const DAY_MS = 86_400_000;
-const KEY = ['organization_id', 'task_type', 'framework', 'urgency', 'status'] as const;
+export const KEY = ['organization_id', 'task_type', 'framework', 'urgency', 'status'] as const;
 
 /** Columns a change to which moves a review's contribution. */
 const COUNTED = [...KEY, 'confidence_score', 'created_at', 'decided_at'];
@@ -56,11 +56,13 @@ function add(row: Row): string {
  * behind until a vacuum, on every write. Two transactions meeting a new combination at once
  * meet at the unique index: the second waits for the first and then adds to its row.
  */
-function upsertContribution(row: Row, sign: '+' | '-'): string {
+function upsertContribution(row: Row, sign: '+' | '-', slot: TallySlot | null): string {
   const signed = (value: string): string => `${sign}(${value})`;
-  const key = KEY.join(', ');
+  const key = [...KEY, ...(slot ? ['slot'] : [])].join(', ');
+  const keyValues = [...KEY.map((column) => `${row}.${column}`), ...(slot ? [slot] : [])].join(', ');
+  const dayKey = slot ? 'day, organization_id, status, slot' : 'day, organization_id, status';
   return `INSERT INTO review_tallies (${key}, reviews, confidence_sum, confidence_count, decided, decision_ms_sum)
-            VALUES (${KEY.map((column) => `${row}.${column}`).join(', ')}, ${signed('1')}, ${signed(`COALESCE(${row}.confidence_score, 0)`)},
+            VALUES (${keyValues}, ${signed('1')}, ${signed(`COALESCE(${row}.confidence_score, 0)`)},
                     ${signed(oneIf(`${row}.confidence_score IS NOT NULL`))}, ${signed(oneIf(`${row}.decided_at IS NOT NULL`))},
                     ${signed(`COALESCE(${row}.decided_at - ${row}.created_at, 0)`)})
             ON CONFLICT (${key}) DO UPDATE SET
@@ -70,13 +72,29 @@ function upsertContribution(row: Row, sign: '+' | '-'): string {
               decided = review_tallies.decided + EXCLUDED.decided,
               decision_ms_sum = review_tallies.decision_ms_sum + EXCLUDED.decision_ms_sum;
           IF ${row}.decided_at IS NOT NULL THEN
-            INSERT INTO decision_days (organization_id, day, status, decisions)
-              VALUES (${row}.organization_id, ${row}.decided_at / ${DAY_MS}, ${row}.status, ${signed('1')})
-              ON CONFLICT (day, organization_id, status) DO UPDATE SET decisions = decision_days.decisions + EXCLUDED.decisions;
+            INSERT INTO decision_days (${dayKey}, decisions)
+              VALUES (${row}.decided_at / ${DAY_MS}, ${row}.organization_id, ${row}.status, ${slot ? `${slot}, ` : ''}${signed('1')})
+              ON CONFLICT (${dayKey}) DO UPDATE SET decisions = decision_days.decisions + EXCLUDED.decisions;
           END IF;`;
 }
 
 const subtract = (row: Row): string => tallyChange(row, '-');
+
+/** An SQL expression choosing which of a key's tally rows a change is added to (migration 0024). */
+export type TallySlot = string;
+
+/**
+ * The PostgreSQL trigger function that keeps the tallies, adding to the row of `slot` where
+ * the tallies are spread over slots, to the key's one row where they are not.
+ */
+export function postgresTallyFunction(slot: TallySlot | null): string {
+  return `CREATE OR REPLACE FUNCTION reviews_tally() RETURNS trigger LANGUAGE plpgsql AS $$
+             BEGIN
+               IF TG_OP IN ('UPDATE', 'DELETE') THEN ${upsertContribution('OLD', '-', slot)} END IF;
+               IF TG_OP IN ('INSERT', 'UPDATE') THEN ${upsertContribution('NEW', '+', slot)} END IF;
+               RETURN NULL;
+             END $$`;
+}
 
 async function createTriggers(run: (sql: string) => Promise<unknown>, dialect: Dialect): Promise<void> {
   if (dialect === 'sqlite') {
@@ -87,12 +105,7 @@ async function createTriggers(run: (sql: string) => Promise<unknown>, dialect: D
   }
   await run(`CREATE UNIQUE INDEX review_tallies_unique ON review_tallies (${KEY.join(', ')}) NULLS NOT DISTINCT`);
   await run(`CREATE UNIQUE INDEX decision_days_unique ON decision_days (day, organization_id, status) NULLS NOT DISTINCT`);
-  await run(`CREATE FUNCTION reviews_tally() RETURNS trigger LANGUAGE plpgsql AS $$
-             BEGIN
-               IF TG_OP IN ('UPDATE', 'DELETE') THEN ${upsertContribution('OLD', '-')} END IF;
-               IF TG_OP IN ('INSERT', 'UPDATE') THEN ${upsertContribution('NEW', '+')} END IF;
-               RETURN NULL;
-             END $$`);
+  await run(postgresTallyFunction(null));
   await run(`CREATE TRIGGER reviews_tally AFTER INSERT OR UPDATE OF ${COUNTED.join(', ')} OR DELETE ON reviews FOR EACH ROW EXECUTE FUNCTION reviews_tally()`);
 }
 

@@ -46,9 +46,15 @@ export class ReviewExpiry {
 
   constructor(private readonly options: ReviewExpiryOptions) {
     this.clock = options.clock ?? Date.now;
-    this.unsubscribe = options.feed.on('review.created', (review) => {
-      if (review.expires_at !== null) this.expireBy(Date.parse(review.expires_at));
-    });
+    // Another process's review may expire before any this one knows of: should that process
+    // stop, this one's timer must still fire in time.
+    this.unsubscribe = options.feed.on(
+      'review.created',
+      (review) => {
+        if (review.expires_at !== null) this.expireBy(Date.parse(review.expires_at));
+      },
+      (entry) => entry.expires,
+    );
   }
 
   /** Expires what is already due, then arms the timer. */

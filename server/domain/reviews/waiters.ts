@@ -23,7 +23,12 @@ export class DecisionWaiters {
   private closed = false;
 
   constructor(feed: EventFeed) {
-    feed.on('review.decided', (review) => this.wake(review.id, { kind: 'decided', review }));
+    // Of other processes' decisions, only those of reviews someone here waits on.
+    feed.on(
+      'review.decided',
+      (review) => this.wake(review.id, { kind: 'decided', review }),
+      (entry) => entry.type === 'review.decided' && this.byReview.has(entry.review_id),
+    );
   }
 
   /** Waiting requests right now; tests assert on it to prove nothing leaks. */

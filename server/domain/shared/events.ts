@@ -54,47 +54,80 @@ export type EventListener = (event: PublishedEvent) => void;
 export type RevocationListener = (revocation: PublishedRevocation) => void;
 
 /**
+ * What another process's notification says of an entry it committed, before this process
+ * reads the entry itself: enough to tell whether anything here needs it.
+ */
+export interface EntrySummary {
+  id: number;
+  type: OutboxEntry['type'];
+  review_id: number;
+  /** A created review that expires (the expiry timer of every process must learn of it). */
+  expires: boolean;
+}
+
+/** Which of the entries other processes commit a listener needs; the feed reads only those. */
+export type Interest = (summary: EntrySummary) => boolean;
+
+const EVERY_ENTRY: Interest = () => true;
+/** For a listener that only reacts to what this process commits. */
+export const NONE_FROM_ELSEWHERE: Interest = () => false;
+
+/**
  * The committed events of this process's view of the database, in the order they reached it:
  * waiters, live streams and the desktop shell subscribe here; what holds a principal's
  * connections open listens to revocations. The unit of work publishes what its transactions
  * recorded once they commit; with several processes on PostgreSQL, a relay publishes the
- * others' too. A listener that throws is reported and skipped: it must never turn a committed
- * write into an error for the caller who made it.
+ * others' too — those that some listener's interest asks for (`wants`), so that a process with
+ * no one waiting and no stream open does not read back every other process's every event.
+ * A listener that throws is reported and skipped: it must never turn a committed write into an
+ * error for the caller who made it.
  */
 export class EventFeed {
-  private readonly listeners = new Set<EventListener>();
+  private readonly listeners = new Map<EventListener, Interest>();
   private readonly revocationListeners = new Set<RevocationListener>();
 
   constructor(private readonly onListenerError: (entry: OutboxEntry, error: unknown) => void = () => {}) {}
 
-  subscribe(listener: EventListener): () => void {
-    this.listeners.add(listener);
+  /** Every event; of other processes', those `interest` asks for (all, unless it says). */
+  subscribe(listener: EventListener, interest: Interest = EVERY_ENTRY): () => void {
+    this.listeners.set(listener, interest);
     return () => this.listeners.delete(listener);
   }
 
-  /** Listens to one type of event. */
-  on<K extends EventType>(type: K, listener: (payload: EventPayloads[K], event: PublishedEvent) => void): () => void {
+  /** Listens to one type of event (of other processes', those `interest` asks for; all of that type, unless it says). */
+  on<K extends EventType>(
+    type: K,
+    listener: (payload: EventPayloads[K], event: PublishedEvent) => void,
+    interest: Interest = (summary) => summary.type === type,
+  ): () => void {
     return this.subscribe((event) => {
       if (event.type === type) listener(event.payload as EventPayloads[K], event);
-    });
+    }, interest);
   }
 
-  /** Listens to revocations, which `subscribe` never sees. */
+  /** Listens to revocations, which `subscribe` never sees (every process reads every one). */
   onRevocation(listener: RevocationListener): () => void {
     this.revocationListeners.add(listener);
     return () => this.revocationListeners.delete(listener);
   }
 
+  /** Whether an entry another process committed is needed here: a revocation always is. */
+  wants(summary: EntrySummary): boolean {
+    if (summary.type === 'principal.revoked') return true;
+    for (const interest of this.listeners.values()) if (interest(summary)) return true;
+    return false;
+  }
+
   publish(entry: OutboxEntry): void {
     if (entry.type === 'principal.revoked') this.notify(this.revocationListeners, entry);
-    else this.notify(this.listeners, entry);
+    else this.notify(this.listeners.keys(), entry);
   }
 
   get listenerCount(): number {
     return this.listeners.size;
   }
 
-  private notify<T extends OutboxEntry>(listeners: ReadonlySet<(entry: T) => void>, entry: T): void {
+  private notify<T extends OutboxEntry>(listeners: Iterable<(entry: T) => void>, entry: T): void {
     for (const listener of listeners) {
       try {
         listener(entry);
