@@ -1,4 +1,4 @@
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { AppError, notFound, refuseNul } from '../shared/errors';
 import { domainEvent } from '../shared/events';
 import { refuseHiddenCharacters } from '../shared/text';
@@ -18,6 +18,13 @@ export interface Upload {
   fileName: string | undefined;
   contentType: string;
   description: string | null;
+}
+
+/** A file handed over whole, not streamed (an MCP call carries its files base64 in the JSON). */
+export interface WholeFile {
+  name: string;
+  contentType: string | undefined;
+  data: Uint8Array;
 }
 
 export interface AttachmentContent {
@@ -105,6 +112,29 @@ export class AttachmentService {
       records.push(result.attachment);
     }
     return records;
+  }
+
+  /**
+   * Writes files handed over whole to holding files, as uploads for `SubmitOptions.uploads`:
+   * refused (413, naming the file) past `max_attachment_bytes`, or past
+   * `max_attachments_per_review` files. On a refusal none is kept.
+   */
+  async hold(wholeFiles: readonly WholeFile[]): Promise<Upload[]> {
+    if (wholeFiles.length > this.limits.maxPerReview) throw this.tooManyFiles(wholeFiles.length);
+    const uploads: Upload[] = [];
+    try {
+      for (const [index, file] of wholeFiles.entries()) {
+        if (file.data.byteLength > this.limits.maxBytes) {
+          throw new AppError(413, `attachments[${index}] (${file.name}) is ${file.data.byteLength} bytes, larger than max_attachment_bytes (${this.limits.maxBytes} bytes)`);
+        }
+        const incoming = await this.options.files.receive(Readable.from([Buffer.from(file.data)]), this.limits.maxBytes);
+        uploads.push({ incoming, fileName: file.name, contentType: normalizeContentType(file.contentType), description: null });
+      }
+    } catch (error) {
+      await this.discard(uploads);
+      throw error;
+    }
+    return uploads;
   }
 
   /** Removes bytes moved into place by a transaction that then rolled back. */
