@@ -225,11 +225,13 @@ class Client:
         *,
         blocking: bool = False,
         idempotency_key: Optional[str] = None,
+        attachments: Optional[Sequence[AttachmentSource]] = None,
         **fields: Any,
     ) -> Record:
         """One plain ``POST /reviews``, not retried; ``fields`` are ``request_review``'s
         (``agent_reasoning``, ``confidence_score``, ``urgency``, ``framework``, ``metadata``,
-        ``agent_id``). With ``blocking`` the server holds it until a decision or its own limit,
+        ``agent_id``), and ``attachments`` are stored with the review as ``request_review``
+        stores them. With ``blocking`` the server holds it until a decision or its own limit,
         which answers 408 (raised as ``GreenlightError``); prefer ``request_review`` for waiting."""
         unknown = set(fields) - _OPTIONAL_REVIEW_FIELDS
         if unknown:
@@ -238,7 +240,7 @@ class Client:
         body["blocking"] = blocking
         headers = {} if idempotency_key is None else {"Idempotency-Key": idempotency_key}
         timeout = _ROUND_SECONDS + _ANSWER_MARGIN_SECONDS if blocking else self.timeout
-        return self._call("POST", "/reviews", body, headers, timeout=timeout)
+        return self._call("POST", "/reviews", body, headers, timeout=timeout, attachments=attachments)
 
     def get_review(self, review_id: int) -> Record:
         return self._call("GET", f"/reviews/{review_id}")
@@ -303,10 +305,11 @@ class Client:
         headers: Optional[Dict[str, str]] = None,
         *,
         timeout: Optional[float] = None,
+        attachments: Optional[Sequence[AttachmentSource]] = None,
     ) -> Any:
-        payload = None if body is None else json.dumps(body).encode("utf-8")
+        payload, content_type = (None, "application/json") if body is None else _encoded(body, attachments)
         try:
-            reply = self._send(method, path, payload, headers or {}, timeout=self.timeout if timeout is None else timeout)
+            reply = self._send(method, path, payload, headers or {}, timeout=self.timeout if timeout is None else timeout, content_type=content_type)
         except _NETWORK_ERRORS as error:
             raise GreenlightConnectionError(self.base_url, _network_failure(error)) from error
         if reply.status >= 400:

@@ -37,6 +37,13 @@ def test_a_review_waits_with_its_files_and_comes_back_decided_with_them_listed(
     assert review["attachments"][2]["sha256"] == hashlib.sha256(CHART).hexdigest()
 
 
+def test_a_review_created_without_waiting_answers_with_its_files(client, task_type):
+    review = client.create_review(task_type, "Archive the invoices", attachments=[{"name": "list.csv", "data": "id\n1\n2\n"}])
+
+    assert (review["status"], [a["file_name"] for a in review["attachments"]]) == ("pending", ["list.csv"])
+    assert client.list_attachments(review["id"])["attachments"] == review["attachments"]
+
+
 def test_a_refused_review_files_neither_the_review_nor_its_files(client, task_type, review_count):
     with pytest.raises(GreenlightError) as refused:
         client.request_review(task_type, "Refund", confidence_score=7, attachments=[{"name": "receipt.txt", "data": "EUR 250"}])
