@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compilePolicy } from '../../server/domain/routing/review-policy';
 import { attachmentFilesOf, call, expectProblem, sampleReview, startTestServer, storedReviewCount, type TestServer } from '../support/server';
 
 // POST /reviews as multipart/form-data: a review filed with its files, stored together or not at all.
@@ -9,7 +10,9 @@ const MAX_FILES = 3;
 let server: TestServer;
 
 beforeAll(async () => {
-  server = await startTestServer({ max_attachment_bytes: MAX_BYTES, max_attachments_per_review: MAX_FILES, blocking_timeout_seconds: 60 });
+  // A rule that decides `tag` reviews at once: their files are still what they were decided on.
+  const routing = compilePolicy({ rules: [{ name: 'auto-tag', priority: 100, conditions: { task_type: 'tag' }, auto_decide: 'approve' }] });
+  server = await startTestServer({ max_attachment_bytes: MAX_BYTES, max_attachments_per_review: MAX_FILES, blocking_timeout_seconds: 60, routing });
 });
 afterAll(() => server.dispose());
 
@@ -91,6 +94,13 @@ describe('a review filed with its files (multipart POST /reviews)', () => {
     expect(answer.status).toBe(201);
     expect(answer.body).toMatchObject({ id: pending[0].id, status: 'approved', decision: { decision_type: 'approve', reviewer_name: 'dana' } });
     expect(answer.body.attachments).toEqual([expect.objectContaining({ file_name: 'error.png', sha256: sha256(SCREENSHOT.content) })]);
+  });
+
+  it('keeps the files of a review a routing rule decides at once, and answers a blocking create with both', async () => {
+    const answer = await createWithFiles({ task_type: 'tag', proposed_action: 'Tag ticket 7 as billing', blocking: true }, [SCREENSHOT]);
+    expect(answer.status).toBe(201);
+    expect(answer.body).toMatchObject({ status: 'approved', routing_rule: 'auto-tag', decision: { decision_type: 'approve' } });
+    expect(answer.body.attachments).toEqual([expect.objectContaining({ file_name: 'error.png' })]);
   });
 
   it('answers a blocking create that ran out of time with 408, the review and its files', async () => {
