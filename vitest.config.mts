@@ -27,6 +27,7 @@ const ON_POSTGRES = [
   'test/http/idempotency.test.ts',
   'test/http/people.test.ts',
   'test/http/policy.test.ts',
+  'test/http/review-with-attachments.test.ts',
   'test/http/reviews.test.ts',
   'test/http/routing-rules.test.ts',
   'test/http/statistics-concurrency.test.ts',

@@ -130,6 +130,7 @@ export async function openServices(config: Config, log: Logger, { clock = Date.n
   const policy = policyHolder(config.routing);
   const waiters = new DecisionWaiters(feed);
   const hosted = hostedServices(config, stores, unitOfWork, clock, passwordCost, () => background.wakeWebhooks());
+  const attachments = attachmentService(config, storage, stores, unitOfWork, clock);
   const reviews = reviewUseCases({
     reviews: stores.reviews,
     agents: stores.agents,
@@ -142,9 +143,9 @@ export async function openServices(config: Config, log: Logger, { clock = Date.n
     policy: policy.current,
     maxWaiting: config.max_waiting_requests,
     refuseHiddenCharacters: config.refuse_hidden_characters,
+    attachments,
     clock,
   });
-  const attachments = attachmentService(config, storage, stores, unitOfWork, clock);
   const background = await startBackgroundWork({ config, edition, storage, stores, unitOfWork, feed, outbox, reviews, policy: policy.current, log, clock });
   return {
     edition,

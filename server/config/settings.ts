@@ -291,7 +291,7 @@ export const SETTINGS = [
   setting('enable_auth', false, 'Require Authorization: Bearer <api_key> on every endpoint except /health and the API docs.', flag),
   setting('api_key', '', 'The API key (at least 16 characters; e.g. the output of: openssl rand -hex 32). Prefer GREENLIGHT_API_KEY to keep it out of files.', text({ allowEmpty: true })),
   setting('max_attachment_bytes', 25 * 1024 * 1024, 'Largest attachment accepted, in bytes (25 MiB); larger uploads get 413.', integerIn(1, 2 ** 40)),
-  setting('max_attachments_per_review', 20, 'Most attachments one review may hold; more get 409.', integerIn(1, 10_000)),
+  setting('max_attachments_per_review', 20, 'Most attachments one review may hold; an upload past it gets 409, a review filed with more files 413.', integerIn(1, 10_000)),
   setting('max_waiting_requests', 10_000, 'Most blocking creates, long-polls and MCP waits held open at once; more get 503 with Retry-After (MCP tools answer pending).', integerIn(1, 1_000_000)),
   setting('rate_limit_per_minute', 0, 'Requests per minute per API key (per client address without auth), 429 past it; 0: no limit.', integerIn(0, 1_000_000)),
   setting(

@@ -14,7 +14,8 @@ export function reviewPartsWhere(scope: Scope): WhereOptions<{ organization_id: 
   if (scope.agentId === undefined) return organizationWhere(scope);
   // A number read from the key's own row, never the caller's text; checked all the same, as it is written into the SQL.
   if (!Number.isSafeInteger(scope.agentId)) throw new TypeError(`agent id ${scope.agentId} is not an integer`);
-  return { ...organizationWhere(scope), review_id: { [Op.in]: literal(`(SELECT id FROM reviews WHERE agent_id = ${scope.agentId})`) } };
+  // Under Op.and, not `review_id`: callers add `review_id: <one review>` beside it, which a key of the same name would replace.
+  return { ...organizationWhere(scope), [Op.and]: [{ review_id: { [Op.in]: literal(`(SELECT id FROM reviews WHERE agent_id = ${scope.agentId})`) } }] };
 }
 
 function organizationWhere(scope: Scope): { organization_id?: number } {

@@ -54,8 +54,8 @@ export interface AppOptions {
   validateResponses?: boolean;
 }
 
-/** The one endpoint that takes multipart bodies. */
-const isUpload = (req: Request): boolean => req.method === 'POST' && /^\/reviews\/[^/]+\/attachments\/?$/.test(req.path);
+/** The endpoints that take multipart bodies: an upload to a review, and a review filed with its files. */
+const takesMultipart = (req: Request): boolean => req.method === 'POST' && /^\/reviews(?:\/[^/]+\/attachments)?\/?$/.test(req.path);
 
 /**
  * The HTTP API as an Express app that does not listen by itself, so the CLI, the desktop
@@ -74,7 +74,7 @@ export function createApp(options: AppOptions): Express {
   const { edition } = options;
   for (const authenticate of edition.authentication) app.use(authenticate);
   if (options.rateLimitPerMinute > 0) app.use(rateLimit(options.rateLimitPerMinute, options.clock));
-  app.use(requireJsonBodies(isUpload));
+  app.use(requireJsonBodies(takesMultipart));
   // JSON-RPC, not REST: outside the OpenAPI document and its validator; the transport reads its own body.
   // Sessions are limited per API key and address: all of an installation's clients may share its one key.
   for (const access of edition.mcpAccess) app.use('/mcp', access);
@@ -88,7 +88,7 @@ export function createApp(options: AppOptions): Express {
   app.use(openApiValidation(options.validateResponses ?? false));
   for (const access of edition.operationAccess) app.use(access);
 
-  app.use(reviewRoutes({ reviews: options.reviews, blockingTimeoutSeconds: options.blockingTimeoutSeconds }));
+  app.use(reviewRoutes({ reviews: options.reviews, blockingTimeoutSeconds: options.blockingTimeoutSeconds, attachments: options.attachments, files: options.files }));
   app.use(feedbackRoutes(options.feedback));
   app.use(attachmentRoutes(options.attachments, options.files));
   app.use(statisticsRoutes(options.statistics));

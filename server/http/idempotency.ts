@@ -12,9 +12,14 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value);
 }
 
-/** The request's `Idempotency-Key` (its form checked by the OpenAPI validator) with the digest of this body. */
-export function idempotencyOf(req: Request): Omit<IdempotencyClaim, 'caller'> | undefined {
+/**
+ * The request's `Idempotency-Key` (its form checked by the OpenAPI validator) with the digest
+ * of this body. For a body with files, `files` says what each was (name, type, digest of its
+ * bytes), so the same review with other files is another request.
+ */
+export function idempotencyOf(req: Request, files?: readonly unknown[]): Omit<IdempotencyClaim, 'caller'> | undefined {
   const key = req.get('idempotency-key');
   if (key === undefined) return undefined;
-  return { key, requestHash: createHash('sha256').update(canonicalJson(req.body)).digest('hex') };
+  const body: unknown = files === undefined ? req.body : { ...(req.body as object), files };
+  return { key, requestHash: createHash('sha256').update(canonicalJson(body)).digest('hex') };
 }

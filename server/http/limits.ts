@@ -40,3 +40,9 @@ function shapeProblem(body: unknown): AppError | null {
 export function boundedJsonShape(): RequestHandler {
   return (req, _res, next) => next(shapeProblem(req.body) ?? undefined);
 }
+
+/** `boundedJsonShape` for JSON a route parses itself (a multipart part). */
+export function checkJsonShape(value: unknown): void {
+  const problem = shapeProblem(value);
+  if (problem) throw problem;
+}

@@ -42,13 +42,15 @@ function isAbort(error: unknown): boolean {
 export function apiGateway(options: ApiGatewayOptions): ReviewGateway {
   const base = options.apiUrl.replace(/\/+$/, '');
 
+  /** One request; a FormData body goes as multipart/form-data, anything else as JSON. */
   async function request<T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
     const headers: Record<string, string> = { accept: 'application/json' };
-    if (body !== undefined) headers['content-type'] = 'application/json';
+    const form = body instanceof FormData;
+    if (body !== undefined && !form) headers['content-type'] = 'application/json';
     if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
     let response: Response;
     try {
-      response = await fetch(`${base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal });
+      response = await fetch(`${base}${path}`, { method, headers, body: body === undefined ? undefined : form ? body : JSON.stringify(body), signal });
     } catch (error) {
       if (isAbort(error)) throw error;
       throw new ApiUnreachableError(base, error);
@@ -86,7 +88,15 @@ export function apiGateway(options: ApiGatewayOptions): ReviewGateway {
   }
 
   return {
-    create: (input) => request<ReviewRecord>('POST', '/reviews', { ...input, blocking: false }),
+    create(input, files = []) {
+      const review = { ...input, blocking: false };
+      if (files.length === 0) return request<ReviewRecord>('POST', '/reviews', review);
+      // The review and its files in one request, stored together (see POST /reviews).
+      const form = new FormData();
+      form.append('review', JSON.stringify(review));
+      for (const file of files) form.append('file', new Blob([new Uint8Array(file.data)], { type: file.contentType ?? '' }), file.name);
+      return request<ReviewRecord>('POST', '/reviews', form);
+    },
     get: (reviewId) => request<ReviewRecord>('GET', `/reviews/${reviewId}`),
     waitForDecision,
     addFeedback: (reviewId, input) => request<FeedbackRecord>('POST', `/reviews/${reviewId}/feedback`, input),

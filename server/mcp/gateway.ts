@@ -1,3 +1,4 @@
+import type { AttachmentService, WholeFile } from '../domain/reviews/attachments';
 import type { FeedbackService } from '../domain/reviews/feedback';
 import type { Principal } from '../domain/shared/principal';
 import type { ReviewUseCases } from '../domain/reviews/use-cases';
@@ -16,7 +17,8 @@ export type DecisionWait =
  * API of a Greenlight running elsewhere (`greenlight mcp` next to `greenlight start`).
  */
 export interface ReviewGateway {
-  create(input: ReviewInput): Promise<ReviewRecord>;
+  /** Files the review, with `files` as its attachments stored in the same transaction. */
+  create(input: ReviewInput, files?: readonly WholeFile[]): Promise<ReviewRecord>;
   get(reviewId: number): Promise<ReviewRecord>;
   /** Resolves when the review is decided, `timeoutMs` passes, or `signal` aborts. Never polls. */
   waitForDecision(reviewId: number, timeoutMs: number, signal: AbortSignal): Promise<DecisionWait>;
@@ -25,12 +27,16 @@ export interface ReviewGateway {
 }
 
 /** The gateway over an API in this process, acting for `principal`: the same use cases the HTTP routes call. */
-export function localGateway(services: { reviews: ReviewUseCases; feedback: FeedbackService }, principal: Principal): ReviewGateway {
-  const { reviews, feedback } = services;
+export function localGateway(
+  services: { reviews: ReviewUseCases; feedback: FeedbackService; attachments: Pick<AttachmentService, 'hold'> },
+  principal: Principal,
+): ReviewGateway {
+  const { reviews, feedback, attachments } = services;
   const { scope } = principal;
   return {
-    async create(input) {
-      const outcome = await reviews.submitting.submit(principal, input);
+    async create(input, files = []) {
+      const uploads = files.length > 0 ? await attachments.hold(files) : [];
+      const outcome = await reviews.submitting.submit(principal, input, { uploads });
       if (outcome.kind !== 'stored') throw new Error(`a review submitted without waiting came back ${outcome.kind}`);
       return outcome.review;
     },

@@ -7,6 +7,7 @@ import type { CallToolResult, CreateTaskResult, ServerNotification, ServerReques
 import { z } from 'zod';
 import { DECISION_TYPES, type FeedbackRecord, type ReviewInput, type ReviewRecord, REVIEW_STATUSES, URGENCIES } from '../domain/reviews/records';
 import { packageVersion } from '../package-info';
+import type { WholeFile } from '../domain/reviews/attachments';
 import type { DecisionWait, ReviewGateway } from './gateway';
 import { oneLine } from '../domain/shared/text';
 import { describeOutcome, type PendingReason, reviewOutcome } from './outcome';
@@ -48,6 +49,29 @@ const urgency = z.enum(URGENCIES, { error: `urgency must be one of: ${URGENCIES.
  */
 const ALIASES = { reasoning: 'agent_reasoning', confidence: 'confidence_score' } as const;
 
+/** A file for the reviewer, as MCP carries bytes: base64 in the call's JSON. */
+const attachmentInput = z
+  .object({
+    name: z.string().min(1).max(255).describe('The file name the reviewer sees, e.g. receipt.pdf.'),
+    content_type: z.string().min(1).max(255).optional().describe('Its media type, e.g. image/png or text/plain (default: application/octet-stream).'),
+    data: z.string().describe("The file's bytes, base64-encoded."),
+  })
+  .strict();
+
+/** Standard base64, padding optional; line breaks and spaces as some encoders add them are ignored. */
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+/** The files of a call, decoded; refused (naming the one) when one is not base64. */
+function decodedFiles(attachments: ReadonlyArray<z.output<typeof attachmentInput>>): WholeFile[] {
+  return attachments.map(({ name, content_type: contentType, data }, index) => {
+    const text = data.replace(/\s+/g, '');
+    if (!BASE64.test(text) || text.replace(/=+$/, '').length % 4 === 1) {
+      throw new Error(`attachments[${index}].data (${name}) is not base64: send the file's bytes base64-encoded`);
+    }
+    return { name, contentType, data: Buffer.from(text, 'base64') };
+  });
+}
+
 /**
  * request_review's input: the REST API's ReviewCreate, taken from the OpenAPI document (so the
  * tool accepts what the API accepts and describes it in the same words), with what is MCP's
@@ -70,6 +94,13 @@ function requestReviewInput() {
         .max(MAX_WAIT_SECONDS)
         .optional()
         .describe('Longest wait for a blocking request, in seconds (default: the server\'s blocking_timeout_seconds).'),
+      attachments: z
+        .array(attachmentInput)
+        .optional()
+        .describe(
+          'Files for the reviewer to look at (a screenshot, a diff, the file an action changes), stored with the review: the reviewer never sees it without them. ' +
+            "At most the server's max_attachments_per_review files, each at most its max_attachment_bytes; over Streamable HTTP the whole call is at most 1 MiB of JSON.",
+        ),
     })
     .strict()
     .superRefine((input, context) => {
@@ -139,7 +170,7 @@ function outcomeResult(review: ReviewRecord, pending?: PendingReason): CallToolR
  * The review to create: aliases under their own names, and the fields a client left out left
  * out, so the stored review has its defaults.
  */
-function reviewInput({ reasoning, confidence, ...fields }: Omit<RequestReviewInput, 'blocking' | 'wait_seconds'>): ReviewInput {
+function reviewInput({ reasoning, confidence, ...fields }: Omit<RequestReviewInput, 'blocking' | 'wait_seconds' | 'attachments'>): ReviewInput {
   const named = {
     ...fields,
     agent_reasoning: fields.agent_reasoning !== undefined ? fields.agent_reasoning : reasoning,
@@ -331,8 +362,8 @@ export function createReviewTools(gateway: ReviewGateway, options: ReviewToolsOp
       'call get_review_decision with the review_id, again each time it answers "pending", until it gives the verdict.',
     inputSchema: requestReviewInput(),
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-    async begin({ blocking, wait_seconds: waitSeconds, ...fields }) {
-      const review = await gateway.create(reviewInput(fields));
+    async begin({ blocking, wait_seconds: waitSeconds, attachments = [], ...fields }) {
+      const review = await gateway.create(reviewInput(fields), decodedFiles(attachments));
       return { review, seconds: blocking ? (waitSeconds ?? options.defaultWaitSeconds) : 0 };
     },
   });

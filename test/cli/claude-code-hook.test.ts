@@ -1,7 +1,10 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type HookRun, preToolUse, runHook } from '../support/claude-code';
 import { CLI, freePort, runNode } from '../support/cli';
 import { call, startTestServer, type TestServer } from '../support/server';
+import { makeTempDir } from '../support/temp';
 
 // `greenlight hook claude-code` run as Claude Code runs it: a child process fed a real
 // PreToolUse event on standard input, answering on standard output.
@@ -16,8 +19,13 @@ describe('greenlight hook claude-code', () => {
   afterEach(() => server.dispose());
 
   /** Runs the hook for one event while a reviewer decides its review as soon as it is waiting. */
-  async function reviewed(toolName: string, toolInput: Record<string, unknown>, decision: Record<string, unknown>): Promise<{ run: HookRun; review: any }> {
-    const running = runHook(['--api-url', server.url, '--wait', '60'], preToolUse(toolName, toolInput));
+  async function reviewed(
+    toolName: string,
+    toolInput: Record<string, unknown>,
+    decision: Record<string, unknown>,
+    { args = [], cwd, env }: { args?: string[]; cwd?: string; env?: Record<string, string> } = {},
+  ): Promise<{ run: HookRun; review: any }> {
+    const running = runHook(['--api-url', server.url, '--wait', '60', ...args], preToolUse(toolName, toolInput, cwd), env);
     let pending: any[] = [];
     while (pending.length === 0) {
       pending = (await call(server.url, 'GET', '/reviews?status=pending')).body.reviews;
@@ -67,6 +75,72 @@ describe('greenlight hook claude-code', () => {
 
     const garbled = await reviewed('Write', write, { decision_type: 'modify', modified_action: 'write it to .env.local instead' });
     expect(answerOf(garbled.run)).toMatchObject({ permissionDecision: 'deny', permissionDecisionReason: expect.stringContaining('not a JSON object') });
+  });
+
+  describe('attaches the files a call names', () => {
+    let project: ReturnType<typeof makeTempDir>;
+    let outside: ReturnType<typeof makeTempDir>;
+    beforeEach(() => {
+      project = makeTempDir('greenlight-project-');
+      outside = makeTempDir('greenlight-elsewhere-');
+      fs.mkdirSync(path.join(project.dir, 'src'));
+      fs.writeFileSync(path.join(project.dir, 'src', 'app.ts'), 'export const answer = 41;\n');
+      fs.writeFileSync(path.join(project.dir, 'PLAN.md'), '# Plan\n1. Fix the answer\n');
+    });
+    afterEach(() => {
+      project.remove();
+      outside.remove();
+    });
+
+    async function attachmentsOf(reviewId: number): Promise<Array<{ file_name: string; content_type: string; id: number }>> {
+      return (await call(server.url, 'GET', `/reviews/${reviewId}/attachments`)).body.attachments;
+    }
+
+    it('the file an Edit changes, as it is now, with --attach files beside it, and says so in the metadata', async () => {
+      const edit = { file_path: path.join(project.dir, 'src', 'app.ts'), old_string: '41', new_string: '42' };
+      const { run, review } = await reviewed('Edit', edit, { decision_type: 'approve' }, { cwd: project.dir, args: ['--attach', 'PLAN.md'] });
+      expect(JSON.parse(run.stdout).hookSpecificOutput.permissionDecision).toBe('allow');
+
+      const attachments = await attachmentsOf(review.id);
+      expect(attachments.map((a) => [a.file_name, a.content_type])).toEqual([
+        ['PLAN.md', 'text/markdown'],
+        ['app.ts', 'text/plain'],
+      ]);
+      expect(await (await fetch(`${server.url}/attachments/${attachments[1].id}/download`)).text()).toBe('export const answer = 41;\n');
+      expect(review.metadata).toMatchObject({ attached_files: ['PLAN.md', path.join('src', 'app.ts')], files_not_attached: [] });
+    });
+
+    it('nothing outside the project (a path, or a link that leads out), no directory, nothing past --attach-max-bytes, and says why', async () => {
+      fs.writeFileSync(path.join(outside.dir, 'secrets.env'), 'TOKEN=abc\n');
+      fs.symlinkSync(path.join(outside.dir, 'secrets.env'), path.join(project.dir, 'innocent.txt'));
+      fs.symlinkSync(outside.dir, path.join(project.dir, 'linked-dir'));
+      fs.writeFileSync(path.join(project.dir, 'big.log'), 'x'.repeat(2048));
+      const cases = [
+        [path.join(outside.dir, 'secrets.env'), 'outside the project'],
+        ['innocent.txt', 'outside the project'],
+        [path.join('linked-dir', 'secrets.env'), 'outside the project'],
+        ['src', 'not a regular file'],
+        ['big.log', 'larger than 1024 bytes'],
+        ['new-file.ts', 'does not exist'],
+      ];
+      const args = ['--attach-max-bytes', '1024', ...cases.slice(0, -1).flatMap(([file]) => ['--attach', file])];
+      const { review } = await reviewed('Write', { file_path: 'new-file.ts', content: 'hello' }, { decision_type: 'reject' }, { cwd: project.dir, args });
+
+      expect(await attachmentsOf(review.id)).toEqual([]);
+      expect(review.metadata.attached_files).toEqual([]);
+      expect(review.metadata.files_not_attached).toEqual(cases.map(([file, reason]) => ({ path: file, reason })));
+    });
+
+    it('reads from $CLAUDE_PROJECT_DIR when Claude Code names one, and attaches nothing with --no-attachments', async () => {
+      const sub = path.join(project.dir, 'src');
+      const write = { file_path: path.join(project.dir, 'PLAN.md'), content: '# New plan\n' };
+      const { review } = await reviewed('Write', write, { decision_type: 'approve' }, { cwd: sub, env: { CLAUDE_PROJECT_DIR: project.dir } });
+      expect((await attachmentsOf(review.id)).map((a) => a.file_name)).toEqual(['PLAN.md']);
+
+      const none = await reviewed('Write', write, { decision_type: 'approve' }, { cwd: sub, env: { CLAUDE_PROJECT_DIR: project.dir }, args: ['--no-attachments'] });
+      expect(await attachmentsOf(none.review.id)).toEqual([]);
+      expect(none.review.metadata).not.toHaveProperty('attached_files');
+    });
   });
 
   it('denies when no one decides within --wait', async () => {

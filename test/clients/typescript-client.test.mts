@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { GreenlightClient, GreenlightError, GreenlightUnavailableError, type GreenlightEvent } from '@greenlight/client';
+import { GreenlightClient, GreenlightConnectionError, GreenlightError, GreenlightUnavailableError, type GreenlightEvent } from '@greenlight/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { freePort, startCli, stopProgram, type RunningCli } from '../support/cli.js';
 import { decide, pendingReviewOf, RetryLog } from '../support/client.mjs';
@@ -89,10 +89,66 @@ describe('the typed client', () => {
     await expect(stranger.listReviews()).rejects.toMatchObject({ status: 401 });
   });
 
-  it('gives up with GreenlightUnavailableError when nothing answers before the deadline', async () => {
+  it('gives up with GreenlightUnavailableError when nothing answers before the deadline, saying where it tried and what happened', async () => {
+    // A port that was bound and closed again: nothing listens there.
     const port = await freePort();
     const nowhere = new GreenlightClient({ baseUrl: `http://127.0.0.1:${port}` });
-    await expect(nowhere.requestReview({ task_type: 'void', proposed_action: 'x' }, { wait: 1 })).rejects.toBeInstanceOf(GreenlightUnavailableError);
+    const refused = nowhere.requestReview({ task_type: 'void', proposed_action: 'x' }, { wait: 1 });
+    await expect(refused).rejects.toBeInstanceOf(GreenlightUnavailableError);
+    await expect(refused).rejects.toThrow(`Greenlight did not take the review before the deadline: could not connect to http://127.0.0.1:${port}: connection refused`);
+  });
+
+  it('names the URL and the refused connection when a call cannot reach Greenlight', async () => {
+    const port = await freePort();
+    const nowhere = new GreenlightClient({ baseUrl: `http://127.0.0.1:${port}/` });
+    const read = nowhere.getReview(1);
+    await expect(read).rejects.toBeInstanceOf(GreenlightConnectionError);
+    await expect(read).rejects.toMatchObject({ url: `http://127.0.0.1:${port}`, message: `could not connect to http://127.0.0.1:${port}: connection refused` });
+    await expect(nowhere.uploadAttachment(1, new Blob(['x']))).rejects.toThrow(`could not connect to http://127.0.0.1:${port}: connection refused`);
+  });
+
+  it('files a review with its attachments in one request, waits through server timeouts, and returns the decision with them listed', async () => {
+    await start({ blocking_timeout_seconds: 1 });
+    const file = path.join(server.dataDir, 'report.csv');
+    fs.writeFileSync(file, 'month,revenue\nOctober,1042\n');
+    const log = new RetryLog();
+    const answer = client.requestReview(
+      { task_type: 'with-files', proposed_action: 'Publish the October report' },
+      {
+        onRetry: log.record,
+        attachments: [
+          { path: file, contentType: 'text/csv' },
+          { name: 'chart.png', contentType: 'image/png', data: new Uint8Array([0x89, 0x50, 0x4e, 0x47]) },
+          { name: 'summary.txt', data: 'Revenue up 4 %.' },
+          { data: new Blob(['{"ok":true}'], { type: 'application/json' }), name: 'check.json' },
+        ],
+      },
+    );
+    const reviewId = await pendingReviewOf(server.url, 'with-files');
+    // Whenever a reviewer can see the review, its files are there.
+    expect((await client.listAttachments(reviewId)).count).toBe(4);
+    // At least one 408 first: the decision then comes through a long-poll and a read of the review.
+    await log.reached('timeout', 1);
+    await decide(server.url, reviewId, { decision_type: 'approve' });
+
+    const review = await answer;
+    expect(review).toMatchObject({ id: reviewId, status: 'approved' });
+    expect(review.attachments?.map((attachment) => [attachment.file_name, attachment.content_type, attachment.size_bytes])).toEqual([
+      ['report.csv', 'text/csv', 27],
+      ['chart.png', 'image/png', 4],
+      ['summary.txt', 'text/plain', 15],
+      ['check.json', 'application/json', 11],
+    ]);
+    expect((await client.listReviews({ task_type: 'with-files' })).total).toBe(1);
+    expect(await (await client.downloadAttachment(review.attachments![0].id)).text()).toBe('month,revenue\nOctober,1042\n');
+  });
+
+  it('refuses attachments past the server\'s limits with the problem, filing nothing', async () => {
+    await start({ max_attachments_per_review: 1 });
+    const tooMany = client.requestReview({ task_type: 'too-many', proposed_action: 'x' }, { attachments: [{ name: 'a.txt', data: 'a' }, { name: 'b.txt', data: 'b' }] });
+    await expect(tooMany).rejects.toMatchObject({ status: 413, problem: { detail: expect.stringContaining('max_attachments_per_review') } });
+    expect((await client.listReviews({ task_type: 'too-many' })).total).toBe(0);
+    await expect(client.createReview({ task_type: 'x', proposed_action: 'x' }, { attachments: [{ name: 'a.txt' }] })).rejects.toThrow('give data or path');
   });
 
   it('stops waiting, and frees the server\'s waiter, when the caller aborts', async () => {

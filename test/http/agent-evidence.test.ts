@@ -166,3 +166,33 @@ describe('the evidence of a decided review, as agent keys see it', () => {
     expect(fs.existsSync(path.join(server.dataDir, 'attachments', String(reviewId))) ? fs.readdirSync(path.join(server.dataDir, 'attachments', String(reviewId))) : []).toEqual([]);
   });
 });
+
+// Last: the review it files would count among the bound agent's in the tests above.
+describe('a review filed with its files by an agent key', () => {
+  it("is that bound agent's, with its files, which another agent's key cannot read", async () => {
+    const form = new FormData();
+    form.append('review', JSON.stringify(sampleReview));
+    form.append('file', new Blob(['receipt 1042'], { type: 'text/plain' }), 'receipt.txt');
+    const response = await fetch(`${server.url}/reviews`, { method: 'POST', body: form, headers: refunds.key });
+    const filed = await response.json();
+
+    expect(response.status).toBe(201);
+    expect(filed.agent_id).toBe(refunds.id);
+    // This review's files alone, though the agent has others on earlier reviews.
+    expect(filed.attachments).toEqual([expect.objectContaining({ file_name: 'receipt.txt', review_id: filed.id })]);
+    expectProblem(await call(server.url, 'GET', `/reviews/${filed.id}/attachments`, undefined, { headers: deploys.key }), 404);
+    expect((await call(server.url, 'GET', `/reviews/${filed.id}/attachments`, undefined, { headers: admin })).body.count).toBe(1);
+  });
+
+  it("lists a review's own attachments and feedback to its agent's key, not those of the agent's other reviews", async () => {
+    const [first, second] = [await fileReview(refunds.key), await fileReview(refunds.key)];
+    for (const reviewId of [first, second]) {
+      expect((await upload(reviewId, refunds.key)).status).toBe(201);
+      expect((await call(server.url, 'POST', `/reviews/${reviewId}/feedback`, { comment: `on ${reviewId}` }, { headers: refunds.key })).status).toBe(201);
+    }
+    const attachments = await call(server.url, 'GET', `/reviews/${first}/attachments`, undefined, { headers: refunds.key });
+    expect(attachments.body.attachments.map((a: { review_id: number }) => a.review_id)).toEqual([first]);
+    const feedback = await call(server.url, 'GET', `/reviews/${first}/feedback`, undefined, { headers: refunds.key });
+    expect(feedback.body.feedback.map((f: { review_id: number }) => f.review_id)).toEqual([first]);
+  });
+});

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, expectProblem, sampleReview, startTestServer, type TestServer } from '../support/server';
+import { attachmentFilesOf, call, expectProblem, sampleReview, startTestServer, type TestServer } from '../support/server';
 
 const MAX_BYTES = 8 * 1024 * 1024;
 let server: TestServer;
@@ -31,11 +31,7 @@ async function upload(reviewId: number, content: Buffer | string, fileName: stri
   return { status: response.status, headers: response.headers, body: await response.json() };
 }
 
-function storedFiles(): string[] {
-  const root = path.join(server.dataDir, 'attachments');
-  if (!fs.existsSync(root)) return [];
-  return fs.readdirSync(root, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => path.join(e.parentPath, e.name));
-}
+const storedFiles = (): string[] => attachmentFilesOf(server.dataDir);
 
 const sha256 = (data: Buffer | string) => createHash('sha256').update(data).digest('hex');
 

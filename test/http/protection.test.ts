@@ -124,7 +124,6 @@ describe('bodies a web form can send', () => {
     ['application/x-www-form-urlencoded', async () => ({ headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: Buffer.from('task_type=refund&proposed_action=Refund') })],
     // A text/plain form can be crafted to produce exactly this.
     ['text/plain holding valid JSON', async () => ({ headers: { 'content-type': 'text/plain' }, body: Buffer.from(JSON.stringify(sampleReview)) })],
-    ['multipart/form-data', () => multipart(sampleReview)],
     ['JSON without a Content-Type', async () => ({ headers: {}, body: Buffer.from(JSON.stringify(sampleReview)) })],
     ['nothing at all', async () => ({ headers: {}, body: Buffer.alloc(0) })],
   ])('are refused on POST /reviews with 415 when sent as %s, and create nothing', async (_label, encode) => {
@@ -133,7 +132,13 @@ describe('bodies a web form can send', () => {
     expect(await storedReviewCount(server.url)).toBe(reviewsBefore);
   });
 
-  it('are refused on a decision with 415 — multipart included, which only uploads take — and the review stays pending', async () => {
+  it("are refused on POST /reviews with 400 when a multipart form sends the review's fields as its own fields (a review with files sends them as JSON in `review`), and create nothing", async () => {
+    const reviewsBefore = await storedReviewCount(server.url);
+    expectProblem(await toApi({ method: 'POST', path: '/reviews', ...(await multipart(sampleReview)) }), 400, /task_type is not a known field/);
+    expect(await storedReviewCount(server.url)).toBe(reviewsBefore);
+  });
+
+  it('are refused on a decision with 415 — multipart included, which only uploads and a review with its files take — and the review stays pending', async () => {
     const reviewId = await newReview();
     const decision = { decision_type: 'approve' };
     expectProblem(await toApi({ method: 'POST', path: `/reviews/${reviewId}/decide`, headers: { 'content-type': 'text/plain' }, body: Buffer.from(JSON.stringify(decision)) }), 415);

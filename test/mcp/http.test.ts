@@ -181,8 +181,8 @@ describe('/mcp on the API', () => {
       if (name === 'urgency') expect(limits(input[name]).enum).toEqual(urgencies);
       else expect(limits(input[name]), name).toEqual(limits(schema));
     }
-    // MCP's own fields: how long to wait, and the other names agents written for the source project's tool send.
-    expect(Object.keys(input).filter((name) => !(name in create)).sort()).toEqual(['confidence', 'reasoning', 'wait_seconds']);
+    // MCP's own fields: how long to wait, files as base64 (REST sends them as multipart parts), and the other names agents written for the source project's tool send.
+    expect(Object.keys(input).filter((name) => !(name in create)).sort()).toEqual(['attachments', 'confidence', 'reasoning', 'wait_seconds']);
     expect(limits(input.reasoning)).toEqual(limits(create.agent_reasoning));
     expect(limits(input.confidence)).toEqual(limits(create.confidence_score));
   });

@@ -7,11 +7,15 @@ export interface HookRun {
   stderr: string;
 }
 
-/** `greenlight hook claude-code <args>` as Claude Code runs it: the event on standard input. */
-export function runHook(args: string[], stdin: string): Promise<HookRun> {
+/**
+ * `greenlight hook claude-code <args>` as Claude Code runs it: the event on standard input,
+ * and `env` (e.g. `CLAUDE_PROJECT_DIR`) as Claude Code sets it; none of the test runner's own.
+ */
+export function runHook(args: string[], stdin: string, extraEnv: Record<string, string> = {}): Promise<HookRun> {
   return new Promise((resolve, reject) => {
-    const env = { ...process.env };
-    for (const key of Object.keys(env)) if (key.startsWith('GREENLIGHT_')) delete env[key];
+    const env: NodeJS.ProcessEnv = { ...process.env };
+    for (const key of Object.keys(env)) if (key.startsWith('GREENLIGHT_') || key.startsWith('CLAUDE_')) delete env[key];
+    Object.assign(env, extraEnv);
     const child = spawn(process.execPath, [CLI, 'hook', 'claude-code', ...args], { env });
     let stdout = '';
     let stderr = '';
@@ -23,12 +27,12 @@ export function runHook(args: string[], stdin: string): Promise<HookRun> {
   });
 }
 
-/** A PreToolUse event as Claude Code sends it. */
-export function preToolUse(toolName: string, toolInput: Record<string, unknown>): string {
+/** A PreToolUse event as Claude Code sends it, in the session's working directory `cwd`. */
+export function preToolUse(toolName: string, toolInput: Record<string, unknown>, cwd = '/home/dev/shop'): string {
   return JSON.stringify({
     session_id: 'session-42',
     transcript_path: '/home/dev/.claude/projects/shop/session-42.jsonl',
-    cwd: '/home/dev/shop',
+    cwd,
     permission_mode: 'default',
     hook_event_name: 'PreToolUse',
     tool_name: toolName,

@@ -168,6 +168,42 @@ export function describeReviewTools(transport: string, harness: () => McpHarness
       expect((await call(apiUrl, 'GET', '/reviews')).body.total).toBe(before);
     });
 
+    it('files a review with its attachments (base64), which the reviewer sees with it, and answers the decision', async () => {
+      const { client, apiUrl } = harness();
+      const photo = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+      const waiting = await startBlockingReview(client, {
+        ...refund,
+        attachments: [
+          { name: 'receipt.txt', content_type: 'text/plain', data: Buffer.from('EUR 250.00, order 1042').toString('base64') },
+          { name: 'parcel.png', content_type: 'image/png', data: photo.toString('base64') },
+        ],
+      });
+      const listed = await call(apiUrl, 'GET', `/reviews/${waiting.id}/attachments`);
+      expect(listed.body.attachments.map((a: { file_name: string; content_type: string; size_bytes: number }) => [a.file_name, a.content_type, a.size_bytes])).toEqual([
+        ['receipt.txt', 'text/plain', 22],
+        ['parcel.png', 'image/png', 8],
+      ]);
+      const download = await fetch(`${apiUrl}/attachments/${listed.body.attachments[1].id}/download`);
+      expect(Buffer.from(await download.arrayBuffer())).toEqual(photo);
+
+      await call(apiUrl, 'POST', `/reviews/${waiting.id}/decide`, { decision_type: 'approve' });
+      expect(textOf(await waiting.result)).toMatch(/^approved\n/);
+    });
+
+    it('refuses attachments that are not base64, or more than the server takes, with a tool error, filing nothing', async () => {
+      const { client, apiUrl } = harness();
+      const before = (await call(apiUrl, 'GET', '/reviews')).body.total;
+      const garbled = await callTool(client, 'request_review', { ...refund, blocking: false, attachments: [{ name: 'notes.txt', data: 'not base64!' }] });
+      expect(garbled.isError).toBe(true);
+      expect(textOf(garbled)).toContain('attachments[0].data (notes.txt) is not base64');
+      // One more than max_attachments_per_review's default, 20.
+      const tooMany = Array.from({ length: 21 }, (_, index) => ({ name: `part-${index}.txt`, data: Buffer.from(`part ${index}`).toString('base64') }));
+      const refused = await callTool(client, 'request_review', { ...refund, blocking: false, attachments: tooMany });
+      expect(refused.isError).toBe(true);
+      expect(textOf(refused)).toContain('at most 20 attachments (max_attachments_per_review)');
+      expect((await call(apiUrl, 'GET', '/reviews')).body.total).toBe(before);
+    });
+
     it('says plainly when a review does not exist', async () => {
       const result = await callTool(harness().client, 'check_review_status', { review_id: 999_999 });
       expect(result.isError).toBe(true);

@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'vitest';
 import { type Config, defaultConfig } from '../../server/config/settings';
@@ -123,6 +124,13 @@ export function expectProblem(
   const body = Buffer.isBuffer(response.body) ? JSON.parse(response.body.toString('utf8')) : response.body;
   expect(body).toMatchObject({ type: 'about:blank', status, title: expect.any(String), detail: expect.any(String) });
   if (detail) expect(body.detail).toMatch(detail);
+}
+
+/** Every file under a server's attachments directory, the holding files of uploads under way included. */
+export function attachmentFilesOf(dataDir: string): string[] {
+  const root = path.join(dataDir, 'attachments');
+  if (!fs.existsSync(root)) return [];
+  return fs.readdirSync(root, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile()).map((entry) => path.join(entry.parentPath, entry.name));
 }
 
 export const sampleReview = {

@@ -1,7 +1,10 @@
 import email.utils
+import errno
 import http.client
 import json
 import math
+import mimetypes
+import os
 import re
 import socket
 import time
@@ -11,12 +14,14 @@ import urllib.request
 import uuid
 from dataclasses import dataclass
 from email.message import Message
-from typing import Any, Callable, Dict, Optional, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
-from .errors import GreenlightError
+from .errors import GreenlightConnectionError, GreenlightError
 
 Record = Dict[str, Any]
 RetryCallback = Callable[[str, int], None]
+# A file to file with a review: a path, bytes, or {"data": bytes | "path": …, "name": …, "content_type": …}.
+AttachmentSource = Union[str, "os.PathLike[str]", bytes, Dict[str, Any]]
 
 __version__ = "0.1.0"
 
@@ -118,6 +123,7 @@ class Client:
         wait: Optional[float] = None,
         idempotency_key: Optional[str] = None,
         on_retry: Optional[RetryCallback] = None,
+        attachments: Optional[Sequence[AttachmentSource]] = None,
     ) -> Record:
         """Submits an action for review and waits for a person to decide it; returns the review.
 
@@ -126,10 +132,19 @@ class Client:
         so however often the request is re-sent (the server's wait ran out, the server restarted,
         was busy, or the connection failed) exactly one review is created and waited on.
 
+        ``attachments`` are files for the reviewer, sent with the review in one request and
+        stored with it in one transaction (nobody sees the review without them; a file refused
+        files nothing). Each is a path (``str`` or ``pathlib.Path``), ``bytes``, or a dict with
+        ``data`` (bytes or text) or ``path``, and optionally ``name`` and ``content_type``
+        (guessed from the name when left out). The returned review lists them as stored, under
+        ``attachments``.
+
         ``wait`` is the most seconds to wait in all; ``None`` waits until the review is decided.
-        At the deadline the review is returned as it then is (``status`` pending). If it cannot
-        be read then (the server unreachable, or no review stored yet), ``TimeoutError`` is
-        raised; calling again with the same ``idempotency_key`` picks the review up.
+        At the deadline the review is returned as it then is (``status`` pending). If Greenlight
+        could not be reached until then, ``GreenlightConnectionError`` is raised, naming the URL
+        and the cause; if it answered but stored no review (busy, restarting) or the review
+        cannot be read then, ``TimeoutError``. Calling again with the same ``idempotency_key``
+        picks the review up.
 
         ``on_retry(reason, attempt)`` is called each time a re-send is decided, before any pause,
         with ``reason`` "timeout" (the server's wait ran out), "unavailable" (it is restarting
@@ -143,8 +158,11 @@ class Client:
         body = _review_body(task_type, proposed_action, agent_reasoning, confidence_score, urgency, framework, metadata, agent_id)
         body["blocking"] = True
         # Encoded once: the server answers 422 to the same key with a different body.
-        payload = json.dumps(body).encode("utf-8")
+        payload, content_type = _encoded(body, attachments)
         key = idempotency_key or str(uuid.uuid4())
+        # The attachments as the first answer that named the review listed them.
+        listed: Optional[List[Record]] = None
+        network_error: Optional[BaseException] = None
         deadline = None if wait is None else time.monotonic() + wait
         review_id: Optional[int] = None
         backoff = _FIRST_BACKOFF_SECONDS
@@ -161,15 +179,18 @@ class Client:
                     reply = self._send("GET", f"/reviews/{review_id}/decision?wait={seconds}", None, {}, timeout=seconds + _ANSWER_MARGIN_SECONDS)
                 else:
                     headers = {"Idempotency-Key": key, "Prefer": f"wait={seconds}"}
-                    reply = self._send("POST", "/reviews", payload, headers, timeout=seconds + _ANSWER_MARGIN_SECONDS)
+                    reply = self._send("POST", "/reviews", payload, headers, timeout=seconds + _ANSWER_MARGIN_SECONDS, content_type=content_type)
                     longest_server_wait = reply.applied_wait() or longest_server_wait
-            except _NETWORK_ERRORS:
-                reason, pause = "connection", None
+            except _NETWORK_ERRORS as error:
+                reason, pause, network_error = "connection", None, error
             else:
+                network_error = None
                 if reply.status in (200, 201):
                     answer = reply.json()
+                    if not polling and listed is None:
+                        listed = answer.get("attachments")
                     if polling and answer is not None:
-                        return self.get_review(review_id)
+                        return _with_attachments(self.get_review(review_id), listed)
                     if not polling and answer["status"] != "pending":
                         return answer
                     if not polling:
@@ -178,7 +199,10 @@ class Client:
                     reason, pause = "timeout", 0.0
                 elif reply.status in _RETRIED_STATUSES:
                     reason, pause = _RETRIED_STATUSES[reply.status], reply.retry_after()
-                    review_id = reply.problem().get("review_id", review_id)
+                    problem = reply.problem()
+                    review_id = problem.get("review_id", review_id)
+                    if listed is None and isinstance(problem.get("review"), dict):
+                        listed = problem["review"].get("attachments")
                 else:
                     raise GreenlightError(reply.status, reply.problem())
             if pause is None:
@@ -188,7 +212,7 @@ class Client:
                 backoff = _FIRST_BACKOFF_SECONDS
             if deadline is not None and time.monotonic() + pause >= deadline:
                 time.sleep(max(0.0, deadline - time.monotonic()))
-                return self._review_at_deadline(review_id, key, wait)
+                return _with_attachments(self._review_at_deadline(review_id, key, wait, network_error), listed)
             resends += 1
             if on_retry is not None:
                 on_retry(reason, resends)
@@ -201,11 +225,13 @@ class Client:
         *,
         blocking: bool = False,
         idempotency_key: Optional[str] = None,
+        attachments: Optional[Sequence[AttachmentSource]] = None,
         **fields: Any,
     ) -> Record:
         """One plain ``POST /reviews``, not retried; ``fields`` are ``request_review``'s
         (``agent_reasoning``, ``confidence_score``, ``urgency``, ``framework``, ``metadata``,
-        ``agent_id``). With ``blocking`` the server holds it until a decision or its own limit,
+        ``agent_id``), and ``attachments`` are stored with the review as ``request_review``
+        stores them. With ``blocking`` the server holds it until a decision or its own limit,
         which answers 408 (raised as ``GreenlightError``); prefer ``request_review`` for waiting."""
         unknown = set(fields) - _OPTIONAL_REVIEW_FIELDS
         if unknown:
@@ -214,7 +240,7 @@ class Client:
         body["blocking"] = blocking
         headers = {} if idempotency_key is None else {"Idempotency-Key": idempotency_key}
         timeout = _ROUND_SECONDS + _ANSWER_MARGIN_SECONDS if blocking else self.timeout
-        return self._call("POST", "/reviews", body, headers, timeout=timeout)
+        return self._call("POST", "/reviews", body, headers, timeout=timeout, attachments=attachments)
 
     def get_review(self, review_id: int) -> Record:
         return self._call("GET", f"/reviews/{review_id}")
@@ -256,12 +282,19 @@ class Client:
         """Leaves a rating (1–5), a comment, or both on a review; returns the stored feedback."""
         return self._call("POST", f"/reviews/{review_id}/feedback", _without_none({"rating": rating, "comment": comment}))
 
-    def _review_at_deadline(self, review_id: Optional[int], key: str, wait: Optional[float]) -> Record:
+    def list_attachments(self, review_id: int) -> Record:
+        """The review's attachments: ``{review_id, attachments, count}``."""
+        return self._call("GET", f"/reviews/{review_id}/attachments")
+
+    def _review_at_deadline(self, review_id: Optional[int], key: str, wait: Optional[float], network_error: Optional[BaseException]) -> Record:
         if review_id is None:
+            advice = f"no review was filed within {wait} s; call again with idempotency_key={key!r} to pick it up"
+            if network_error is not None:
+                raise GreenlightConnectionError(self.base_url, _network_failure(network_error), advice) from network_error
             raise TimeoutError(f"Greenlight stored no review within {wait} s; call again with idempotency_key={key!r} to pick it up")
         try:
             return self.get_review(review_id)
-        except (*_NETWORK_ERRORS, GreenlightError) as error:
+        except (GreenlightConnectionError, GreenlightError) as error:
             raise TimeoutError(f"Greenlight review {review_id} could not be read at the end of the {wait} s wait: {error}") from error
 
     def _call(
@@ -272,20 +305,33 @@ class Client:
         headers: Optional[Dict[str, str]] = None,
         *,
         timeout: Optional[float] = None,
+        attachments: Optional[Sequence[AttachmentSource]] = None,
     ) -> Any:
-        payload = None if body is None else json.dumps(body).encode("utf-8")
-        reply = self._send(method, path, payload, headers or {}, timeout=self.timeout if timeout is None else timeout)
+        payload, content_type = (None, "application/json") if body is None else _encoded(body, attachments)
+        try:
+            reply = self._send(method, path, payload, headers or {}, timeout=self.timeout if timeout is None else timeout, content_type=content_type)
+        except _NETWORK_ERRORS as error:
+            raise GreenlightConnectionError(self.base_url, _network_failure(error)) from error
         if reply.status >= 400:
             raise GreenlightError(reply.status, reply.problem())
         return reply.json()
 
-    def _send(self, method: str, path: str, payload: Optional[bytes], headers: Dict[str, str], *, timeout: float) -> _Reply:
+    def _send(
+        self,
+        method: str,
+        path: str,
+        payload: Optional[bytes],
+        headers: Dict[str, str],
+        *,
+        timeout: float,
+        content_type: str = "application/json",
+    ) -> _Reply:
         """One HTTP exchange, returned whatever its status; only network failures raise."""
         request = urllib.request.Request(self.base_url + path, data=payload, method=method)
         request.add_header("Accept", "application/json")
         request.add_header("User-Agent", f"greenlight-client-python/{__version__}")
         if payload is not None:
-            request.add_header("Content-Type", "application/json")
+            request.add_header("Content-Type", content_type)
         if self.api_key:
             request.add_header("Authorization", f"Bearer {self.api_key}")
         for name, value in headers.items():
@@ -318,6 +364,82 @@ def _review_body(
         "metadata": metadata,
         "agent_id": agent_id,
     })
+
+
+def _encoded(body: Record, attachments: Optional[Sequence[AttachmentSource]]) -> Tuple[bytes, str]:
+    """The body of ``POST /reviews`` and its type: JSON, or with files ``multipart/form-data``
+    holding the review's JSON in the part ``review`` and each file in a part ``file``."""
+    review = json.dumps(body).encode("utf-8")
+    if not attachments:
+        return review, "application/json"
+    boundary = f"greenlight-{uuid.uuid4().hex}"
+    parts = [_part(boundary, 'name="review"', "application/json", review)]
+    for index, attachment in enumerate(attachments):
+        name, content_type, data = _attachment(attachment, index)
+        parts.append(_part(boundary, f'name="file"; filename="{_quoted(name)}"', content_type, data))
+    return b"".join(parts) + f"--{boundary}--\r\n".encode("ascii"), f"multipart/form-data; boundary={boundary}"
+
+
+def _part(boundary: str, disposition: str, content_type: str, data: bytes) -> bytes:
+    head = f"--{boundary}\r\nContent-Disposition: form-data; {disposition}\r\nContent-Type: {content_type}\r\n\r\n"
+    return head.encode("utf-8") + data + b"\r\n"
+
+
+def _quoted(name: str) -> str:
+    """A file name fit for a quoted header parameter: sent as UTF-8, which the server reads."""
+    return "".join(character for character in name if character >= " ").replace("\\", "\\\\").replace('"', '\\"')
+
+
+def _attachment(source: AttachmentSource, index: int) -> Tuple[str, str, bytes]:
+    """(name, content type, bytes) of one of ``request_review``'s attachments."""
+    if isinstance(source, (bytes, bytearray)):
+        source = {"data": bytes(source)}
+    elif isinstance(source, (str, os.PathLike)):
+        source = {"path": source}
+    if not isinstance(source, dict) or ("data" in source) == ("path" in source):
+        raise TypeError(f"attachments[{index}] must be a path, bytes, or a dict with data or path (one of them)")
+    if "path" in source:
+        path = os.fspath(source["path"])
+        with open(path, "rb") as file:
+            data = file.read()
+        default_name = os.path.basename(path)
+    else:
+        data = source["data"].encode("utf-8") if isinstance(source["data"], str) else bytes(source["data"])
+        default_name = f"attachment-{index + 1}" + (".txt" if isinstance(source["data"], str) else "")
+    name = source.get("name") or default_name
+    content_type = source.get("content_type") or mimetypes.guess_type(name)[0] or "application/octet-stream"
+    return name, content_type, data
+
+
+def _with_attachments(review: Record, listed: Optional[List[Record]]) -> Record:
+    """The review with the attachments it was filed with, when the read that ended the wait did not list them."""
+    if listed is None or "attachments" in review:
+        return review
+    return {**review, "attachments": listed}
+
+
+# What the network said, in words (urllib wraps it in URLError.reason).
+_NETWORK_FAILURES = {
+    errno.ECONNREFUSED: "connection refused",
+    errno.ECONNRESET: "connection reset",
+    errno.EHOSTUNREACH: "host unreachable",
+    errno.ENETUNREACH: "network unreachable",
+    errno.ETIMEDOUT: "connection timed out",
+}
+
+
+def _network_failure(error: BaseException) -> str:
+    """Why a request got no answer, as a reader of an error message wants it."""
+    reason: Any = error.reason if isinstance(error, urllib.error.URLError) else error
+    if isinstance(reason, socket.gaierror):
+        return f"host not found ({reason.strerror})" if reason.errno == socket.EAI_NONAME else f"host name lookup failed ({reason.strerror})"
+    if isinstance(reason, (socket.timeout, TimeoutError)):
+        return "no answer in time"
+    if isinstance(reason, http.client.RemoteDisconnected):
+        return "the server closed the connection without answering"
+    if isinstance(reason, OSError) and reason.errno in _NETWORK_FAILURES:
+        return _NETWORK_FAILURES[reason.errno]
+    return str(reason) or type(reason).__name__
 
 
 def _without_none(fields: Record) -> Record:

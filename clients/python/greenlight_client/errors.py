@@ -29,3 +29,15 @@ class GreenlightError(Exception):
     @property
     def review_id(self) -> Optional[int]:
         return self.problem.get("review_id")
+
+
+class GreenlightConnectionError(ConnectionError):
+    """Greenlight could not be reached at all: nothing answered at ``url`` (refused, reset, the
+    host not found, no answer in time). ``reason`` says which in words; the network's own
+    exception is ``__cause__``.
+    """
+
+    def __init__(self, url: str, reason: str, advice: str = "") -> None:
+        self.url = url
+        self.reason = reason
+        super().__init__(f"could not connect to {url}: {reason}" + (f" ({advice})" if advice else ""))

@@ -8,7 +8,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Dict, List, Literal, Mapping, Optional, Sequence, TypedDict, Union
 
-from .client import Client, Record
+from .client import AttachmentSource, Client, Record
 
 _ALL_DECISIONS = ("approve", "edit", "reject")
 
@@ -57,6 +57,7 @@ class ToolCallReviewer:
         tool_call_id: Optional[str] = None,
         reasoning: Optional[str] = None,
         input_schema: Optional[Record] = None,
+        attachments: Optional[Sequence[AttachmentSource]] = None,
     ) -> ToolCallOutcome:
         """Asks a person whether the agent may call ``tool_name`` with ``tool_input``.
 
@@ -66,7 +67,8 @@ class ToolCallReviewer:
         after ``wait`` seconds, come back as "reject": the tool does not run unless a person
         said so. ``input_schema``, the JSON Schema of the tool's input where it is known, goes
         into the metadata as ``tool_input_schema``: the dashboard's editor offers a field per
-        argument from it.
+        argument from it. ``attachments`` (as ``Client.request_review`` takes them: the file a
+        call would change, say) are filed with the review for the reviewer to see.
         """
         with self._lock:
             granted = self._granted_edits.pop(_grant_key(tool_name, tool_input), None)
@@ -87,6 +89,7 @@ class ToolCallReviewer:
                 **({} if tool_call_id is None else {"tool_call_id": tool_call_id}),
             },
             wait=self.wait,
+            attachments=attachments,
         )
         return _outcome_of(review, tool_input, field, self.wait)
 
@@ -116,6 +119,7 @@ def review_tool_call(
     input_schema: Optional[Record] = None,
     metadata: Optional[Record] = None,
     wait: Optional[float] = None,
+    attachments: Optional[Sequence[AttachmentSource]] = None,
 ) -> ToolCallOutcome:
     """One tool call put to a person (``ToolCallReviewer.review`` with a reviewer of its own)."""
     reviewer = ToolCallReviewer(client, framework=framework, wait=wait, metadata=metadata)
@@ -127,6 +131,7 @@ def review_tool_call(
         tool_call_id=tool_call_id,
         reasoning=reasoning,
         input_schema=input_schema,
+        attachments=attachments,
     )
 
 

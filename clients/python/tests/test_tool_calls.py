@@ -27,6 +27,20 @@ def test_an_approved_tool_call_runs_with_its_own_arguments(client, tool_name, in
     assert (outcome["outcome"], outcome["input"], outcome["message"]) == ("approve", arguments, None)
 
 
+def test_a_tool_call_goes_to_the_reviewer_with_its_files(client, tool_name, tmp_path, in_background, pending_reviews):
+    draft = tmp_path / "draft.txt"
+    draft.write_text("Dear Ana, your refund is on its way.\n")
+    waiting = in_background(lambda: review_tool_call(client, tool_name, {"to": "ana@example.com"}, attachments=[draft]))
+    [pending] = pending_reviews(client, task_type=f"langgraph:{tool_name}")
+    assert [a["file_name"] for a in client.list_attachments(pending["id"])["attachments"]] == ["draft.txt"]
+
+    client.decide(pending["id"], "approve")
+
+    outcome = waiting.result(timeout=60)
+    assert outcome["outcome"] == "approve"
+    assert [a["file_name"] for a in outcome["review"]["attachments"]] == ["draft.txt"]
+
+
 @pytest.mark.parametrize("notes", [None, "Wrong customer."])
 def test_a_rejected_tool_call_tells_the_model_why(client, tool_name, in_background, pending_reviews, notes):
     waiting = in_background(lambda: review_tool_call(client, tool_name, {"to": "ana@example.com", "body": "Hi"}))

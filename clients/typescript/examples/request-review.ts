@@ -12,7 +12,12 @@ const review = await greenlight.requestReview(
     urgency: 'high',
     metadata: { order_id: 1042 },
   },
-  { wait: 3600, onRetry: ({ reason }) => console.error(`still waiting (${reason})`) },
+  {
+    wait: 3600,
+    onRetry: ({ reason }) => console.error(`still waiting (${reason})`),
+    // Filed with the review in the same request: the reviewer sees the evidence with it.
+    attachments: [{ name: 'carrier-note.txt', data: 'Parcel 1042 lost in transit, confirmed 2026-11-20.' }],
+  },
 );
 
 if (review.status === 'pending') console.log(`No decision within the hour; review ${review.id} stays open.`);

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { GreenlightClient } from './client.js';
 import { GreenlightError } from './errors.js';
+import { projectFiles, type ProjectFiles } from './project-files.js';
 import { ToolCallReviewer, type ToolCallOutcome, type ToolInput } from './tool-review.js';
 
 type PermissionDecision = 'allow' | 'deny' | 'ask';
@@ -50,7 +51,16 @@ Options:
   --fallback <decision>  the answer when Greenlight cannot be reached or no one decides in
                          time: deny (default, fail closed) or ask (Claude Code asks in the terminal)
   --urgency <level>      low, medium, high or critical (default: the server's, medium)
+  --attach <path>        a file to attach to every review (repeatable), by the same rules as
+                         the files the tool call names
+  --no-attachments       attach none of the files the tool call names (file_path, notebook_path)
+  --attach-max-bytes <n> files larger than this are not attached (default: 1048576)
   -h, --help             show this help
+
+The files a call names (file_path, notebook_path: the file an Edit or Write would change, as it
+is now) are attached to its review, so the reviewer sees them. Only regular files inside the
+project ($CLAUDE_PROJECT_DIR, else the session's cwd) are read, once every symbolic link is
+followed; the review's metadata lists what was attached and what was not, and why.
 `;
 
 /** The one text argument a reviewer edits for Claude Code's tools; the others are shown as JSON. */
@@ -59,6 +69,11 @@ const EDITABLE_FIELDS: Record<string, string> = { Bash: 'command' };
 const URGENCIES = ['low', 'medium', 'high', 'critical'] as const;
 
 const HARD_STOP_MARGIN_SECONDS = 3;
+
+/** The tool input fields Claude Code's tools name a file with (Read, Write, Edit, MultiEdit; NotebookEdit). */
+const PATH_FIELDS = ['file_path', 'notebook_path'];
+
+const DEFAULT_ATTACH_MAX_BYTES = 1024 * 1024;
 
 class UsageError extends Error {}
 
@@ -71,6 +86,13 @@ interface HookOptions {
   reachWithin: number;
   fallback: 'deny' | 'ask';
   urgency: (typeof URGENCIES)[number] | undefined;
+  /** Files attached to every review. */
+  attach: string[];
+  /** Attach the files the tool call names. */
+  attachNamed: boolean;
+  attachMaxBytes: number;
+  /** Claude Code's project directory (`$CLAUDE_PROJECT_DIR`), when it says. */
+  projectDir: string | undefined;
 }
 
 function wholeRegex(source: string, option: string): RegExp {
@@ -99,6 +121,9 @@ function optionsFrom(args: string[], env: HookIo['env']): HookOptions | 'help' {
       'reach-within': { type: 'string' },
       fallback: { type: 'string' },
       urgency: { type: 'string' },
+      attach: { type: 'string', multiple: true },
+      'no-attachments': { type: 'boolean' },
+      'attach-max-bytes': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -116,7 +141,27 @@ function optionsFrom(args: string[], env: HookIo['env']): HookOptions | 'help' {
     reachWithin: values['reach-within'] === undefined ? 5 : seconds(values['reach-within'], '--reach-within'),
     fallback,
     urgency,
+    attach: values.attach ?? [],
+    attachNamed: !values['no-attachments'],
+    attachMaxBytes: values['attach-max-bytes'] === undefined ? DEFAULT_ATTACH_MAX_BYTES : byteCount(values['attach-max-bytes'], '--attach-max-bytes'),
+    projectDir: env.CLAUDE_PROJECT_DIR || undefined,
   };
+}
+
+function byteCount(text: string, option: string): number {
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || value < 1 || !Number.isSafeInteger(value)) throw new UsageError(`${option}: must be a whole number of bytes, at least 1`);
+  return value;
+}
+
+/** The files of a call to attach: those `--attach` names, and those the tool input names. */
+async function filesFor(event: PreToolUse, options: HookOptions): Promise<ProjectFiles | undefined> {
+  const named = options.attachNamed ? PATH_FIELDS.map((field) => event.tool_input[field]).filter((value): value is string => typeof value === 'string' && value !== '') : [];
+  const paths = [...options.attach, ...named];
+  const projectDir = options.projectDir ?? event.cwd;
+  if (paths.length === 0) return undefined;
+  if (!projectDir) return { attachments: [], attached: [], skipped: paths.map((file) => ({ path: file, reason: 'no project directory to read it from' })) };
+  return projectFiles(paths, { projectDir, cwd: event.cwd ?? projectDir, maxBytes: options.attachMaxBytes });
 }
 
 async function readAll(stdin: HookIo['stdin']): Promise<string> {
@@ -158,6 +203,7 @@ async function decide(event: PreToolUse, options: HookOptions): Promise<HookAnsw
   // does, the hook answers (with the fallback) a few seconds after --wait.
   const hardStop = setTimeout(() => unreachable.abort(new Error(`no answer within ${options.wait} s`)), (options.wait + HARD_STOP_MARGIN_SECONDS) * 1000);
   const client = new GreenlightClient({ baseUrl: options.apiUrl, apiKey: options.apiKey });
+  const files = await filesFor(event, options);
   const reviewer = new ToolCallReviewer(client, {
     framework: 'claude-code',
     editableFields: EDITABLE_FIELDS,
@@ -173,12 +219,14 @@ async function decide(event: PreToolUse, options: HookOptions): Promise<HookAnsw
       cwd: event.cwd,
       transcript_path: event.transcript_path,
       permission_mode: event.permission_mode,
+      // What the reviewer has of the files the call names, and what was left out and why.
+      ...(files ? { attached_files: files.attached, files_not_attached: files.skipped } : {}),
     },
   });
   try {
     // Claude Code's Bash calls say what the command is for; that is the agent's reasoning.
     const reasoning = typeof event.tool_input.description === 'string' ? event.tool_input.description : undefined;
-    const outcome = await reviewer.review({ toolName: event.tool_name, input: event.tool_input, toolCallId: event.tool_use_id, reasoning });
+    const outcome = await reviewer.review({ toolName: event.tool_name, input: event.tool_input, toolCallId: event.tool_use_id, reasoning, attachments: files?.attachments });
     return answerFor(outcome, options.fallback);
   } catch (error) {
     if (error instanceof GreenlightError && error.status < 500) {

@@ -1,6 +1,6 @@
 import createClient, { type Client } from 'openapi-fetch';
 import type { components, operations, paths } from './generated/openapi.js';
-import { GreenlightError, GreenlightUnavailableError, problemFrom, problemOf, type Problem } from './errors.js';
+import { GreenlightConnectionError, GreenlightError, GreenlightUnavailableError, problemFrom, problemOf, type Problem } from './errors.js';
 import { streamEvents, type EventsOptions, type GreenlightEvent } from './events.js';
 import { Backoff, retryAfterHeaderMs, sleep, type RetryInfo, type RetryReason } from './retry.js';
 
@@ -23,6 +23,19 @@ export interface GreenlightClientOptions {
   fetch?: typeof globalThis.fetch;
 }
 
+/**
+ * A file filed with a review, for the person deciding to see: `data` (bytes, text or a Blob) or
+ * `path` (a file to read; Node).
+ */
+export interface AttachmentInput {
+  /** The name the reviewer sees; defaults to the path's last segment, or the File's name. */
+  name?: string;
+  /** e.g. `image/png`; defaults to the Blob's type, else `application/octet-stream`. */
+  contentType?: string;
+  data?: Blob | Uint8Array | string;
+  path?: string;
+}
+
 export interface RequestReviewOptions {
   /**
    * How long to wait for the decision, in seconds; `true` (the default) waits until a person
@@ -33,6 +46,11 @@ export interface RequestReviewOptions {
   /** Reuse a key to re-attach to the review an earlier call (or process) filed; default: a new one. */
   idempotencyKey?: string;
   onRetry?: (info: RetryInfo) => void;
+  /**
+   * Files filed with the review, stored with it in one transaction (a multipart create): the
+   * reviewer never sees the review without them. The returned review lists them (`attachments`).
+   */
+  attachments?: AttachmentInput[];
 }
 
 export interface UploadOptions {
@@ -57,6 +75,8 @@ interface WaitState {
   /** The server's `blocking_timeout_seconds`, as its `Preference-Applied` answered it. */
   longestServerWait: number | undefined;
   lastError: unknown;
+  /** The attachments filed with the review, as the first answer that named them listed them. */
+  attachments: Attachment[] | undefined;
 }
 
 /** The decided (or unwaited-for) review, or why and after how long to ask again. */
@@ -120,7 +140,17 @@ export class GreenlightClient {
   constructor(options: GreenlightClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.headers = options.apiKey ? { Authorization: `Bearer ${options.apiKey}` } : {};
-    this.fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+    const send = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+    this.fetch = async (input, init) => {
+      try {
+        return await send(input, init);
+      } catch (error) {
+        // An abort (the caller's, or a timeout the client set) is passed on as it is.
+        const signal = init?.signal ?? (input instanceof Request ? input.signal : undefined);
+        if (signal?.aborted) throw error;
+        throw new GreenlightConnectionError(this.baseUrl, error);
+      }
+    };
     this.api = createClient<paths>({ baseUrl: this.baseUrl, headers: this.headers, fetch: (request) => this.fetch(request) });
   }
 
@@ -134,9 +164,10 @@ export class GreenlightClient {
     const idempotencyKey = options.idempotencyKey ?? newIdempotencyKey();
     const deadline = deadlineOf(options.wait);
     const blocking = deadline > Date.now();
+    const files = options.attachments && (await filesOf(options.attachments));
     const body = { ...input, blocking };
     const backoff = new Backoff();
-    const wait: WaitState = { reviewId: undefined, longestServerWait: undefined, lastError: undefined };
+    const wait: WaitState = { reviewId: undefined, longestServerWait: undefined, lastError: undefined, attachments: undefined };
     for (let attempt = 1; ; attempt++) {
       let step: Step;
       try {
@@ -145,30 +176,35 @@ export class GreenlightClient {
         step =
           wait.reviewId !== undefined && wait.longestServerWait !== undefined
             ? await this.pollDecision(wait.reviewId, Math.min(wait.longestServerWait, secondsUntil(deadline)), wait, options.signal)
-            : await this.postReview(body, idempotencyKey, blocking ? secondsUntil(deadline) : undefined, wait, options.signal);
+            : await this.postReview(body, files, idempotencyKey, blocking ? secondsUntil(deadline) : undefined, wait, options.signal);
       } catch (error) {
         if (options.signal?.aborted || error instanceof GreenlightError) throw error;
         wait.lastError = error;
         step = { reason: 'connection', retryAfterMs: undefined };
       }
-      if ('review' in step) return step.review;
+      if ('review' in step) return withAttachments(step.review, wait);
       if (step.retryAfterMs === undefined && step.reason !== 'timeout') {
         step.retryAfterMs = backoff.next();
       } else {
         backoff.reset();
       }
       const delayMs = step.retryAfterMs ?? 0;
-      if (Date.now() + delayMs >= deadline) return this.pendingAtDeadline(wait, options.signal);
+      if (Date.now() + delayMs >= deadline) return withAttachments(await this.pendingAtDeadline(wait, options.signal), wait);
       options.onRetry?.({ reason: step.reason, attempt, delayMs, reviewId: wait.reviewId });
       await sleep(delayMs, options.signal);
     }
   }
 
-  /** One `POST /reviews`, without retries; `idempotencyKey` makes a retry of your own safe. */
-  async createReview(input: ReviewInput, options: { idempotencyKey?: string; signal?: AbortSignal } = {}): Promise<Review> {
+  /**
+   * One `POST /reviews`, without retries; `idempotencyKey` makes a retry of your own safe, and
+   * `attachments` are stored with the review (listed in the answer).
+   */
+  async createReview(input: ReviewInput, options: { idempotencyKey?: string; signal?: AbortSignal; attachments?: AttachmentInput[] } = {}): Promise<Review> {
     const headers = options.idempotencyKey ? { 'Idempotency-Key': options.idempotencyKey } : {};
     const signal = withTimeout(options.signal, ANSWER_MARGIN_SECONDS);
-    return this.expect(await this.api.POST('/reviews', { body: { ...input, blocking: false }, headers, signal }));
+    const files = options.attachments && (await filesOf(options.attachments));
+    const body = { ...input, blocking: false };
+    return this.expect(await this.api.POST('/reviews', { body, bodySerializer: serializerFor(files), headers, signal }));
   }
 
   async getReview(reviewId: number, signal?: AbortSignal): Promise<Review> {
@@ -239,13 +275,23 @@ export class GreenlightClient {
     return streamEvents({ url: `${this.baseUrl}/events`, headers: this.headers, fetch: this.fetch }, options);
   }
 
-  /** A blocking create (or, without `waitSeconds`, a plain one) with the request's key. */
-  private async postReview(body: ReviewInput & { blocking: boolean }, idempotencyKey: string, waitSeconds: number | undefined, wait: WaitState, signal: AbortSignal | undefined): Promise<Step> {
+  /** A blocking create (or, without `waitSeconds`, a plain one) with the request's key, and its files when it has some. */
+  private async postReview(
+    body: ReviewInput & { blocking: boolean },
+    files: NamedBlob[] | undefined,
+    idempotencyKey: string,
+    waitSeconds: number | undefined,
+    wait: WaitState,
+    signal: AbortSignal | undefined,
+  ): Promise<Step> {
     const headers: Record<string, string> = { 'Idempotency-Key': idempotencyKey };
     if (waitSeconds !== undefined) headers.Prefer = `wait=${waitSeconds}`;
-    const { data: review, error, response } = await this.api.POST('/reviews', { body, headers, signal: withTimeout(signal, (waitSeconds ?? 0) + ANSWER_MARGIN_SECONDS) });
+    const attemptSignal = withTimeout(signal, (waitSeconds ?? 0) + ANSWER_MARGIN_SECONDS);
+    const { data: review, error, response } = await this.api.POST('/reviews', { body, bodySerializer: serializerFor(files), headers, signal: attemptSignal });
     const applied = /wait=(\d+)/.exec(response.headers.get('preference-applied') ?? '')?.[1];
     if (applied) wait.longestServerWait = Number(applied);
+    // A 408's problem carries the review as it stands, its attachments with it.
+    wait.attachments ??= (review ?? (error as { review?: Review } | undefined)?.review)?.attachments;
     if (review) {
       if (waitSeconds === undefined || isDecided(review)) return { review };
       wait.reviewId = review.id;
@@ -275,7 +321,8 @@ export class GreenlightClient {
 
   private async pendingAtDeadline(wait: WaitState, signal: AbortSignal | undefined): Promise<Review> {
     if (wait.reviewId === undefined) {
-      throw new GreenlightUnavailableError('Greenlight did not take the review before the deadline', { cause: wait.lastError });
+      const why = wait.lastError instanceof Error ? `: ${wait.lastError.message}` : '';
+      throw new GreenlightUnavailableError(`Greenlight did not take the review before the deadline${why}`, { cause: wait.lastError });
     }
     try {
       return await this.getReview(wait.reviewId, withTimeout(signal, ANSWER_MARGIN_SECONDS));
@@ -289,6 +336,45 @@ export class GreenlightClient {
     if (result.response.ok) return result.data as T;
     throw new GreenlightError(result.response.status, problemFrom(result.error, result.response));
   }
+}
+
+interface NamedBlob {
+  blob: Blob;
+  name: string;
+}
+
+/** Reads each attachment (a path is opened, not loaded) once, for every attempt to send. */
+async function filesOf(attachments: AttachmentInput[]): Promise<NamedBlob[]> {
+  return Promise.all(
+    attachments.map(async (attachment, index) => {
+      const { data, path, contentType } = attachment;
+      if ((data === undefined) === (path === undefined)) throw new TypeError(`attachments[${index}]: give data or path, one of them`);
+      // Text given as a string is text; bytes say nothing of their type.
+      const source = path ?? (data instanceof Blob ? data : typeof data === 'string' ? new Blob([data], { type: 'text/plain' }) : new Blob([new Uint8Array(data as Uint8Array)]));
+      const { blob, name } = await blobOf(source, attachment.name);
+      const type = contentType ?? blob.type;
+      return { blob: type && type !== blob.type ? new Blob([blob], { type }) : blob, name };
+    }),
+  );
+}
+
+/**
+ * How `POST /reviews` sends its body: JSON, or, with files, `multipart/form-data` with the
+ * review's JSON in the part `review` and each file in a part `file`. A new form per attempt.
+ */
+function serializerFor(files: NamedBlob[] | undefined): ((body: unknown) => string | FormData) | undefined {
+  if (!files) return undefined;
+  return (body) => {
+    const form = new FormData();
+    form.append('review', JSON.stringify(body));
+    for (const { blob, name } of files) form.append('file', blob, name);
+    return form;
+  };
+}
+
+/** The review with the attachments it was filed with, when the answer that ended the wait (a read of the review) did not list them. */
+function withAttachments(review: Review, wait: WaitState): Review {
+  return review.attachments || !wait.attachments ? review : { ...review, attachments: wait.attachments };
 }
 
 async function blobOf(file: string | Blob, fileName: string | undefined): Promise<{ blob: Blob; name: string }> {

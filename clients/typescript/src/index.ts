@@ -1,6 +1,7 @@
 export { GreenlightClient } from './client.js';
 export type {
   Attachment,
+  AttachmentInput,
   Decision,
   DecisionInput,
   Feedback,
@@ -13,7 +14,7 @@ export type {
   UploadOptions,
   VoteRecorded,
 } from './client.js';
-export { GreenlightError, GreenlightUnavailableError, type Problem } from './errors.js';
+export { GreenlightConnectionError, GreenlightError, GreenlightUnavailableError, type Problem } from './errors.js';
 export type { EventsOptions, GreenlightEvent } from './events.js';
 export type { RetryInfo, RetryReason } from './retry.js';
 export { ToolCallReviewer, type ToolCall, type ToolCallOutcome, type ToolInput, type ToolReviewOptions } from './tool-review.js';

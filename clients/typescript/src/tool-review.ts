@@ -1,4 +1,4 @@
-import type { GreenlightClient, RequestReviewOptions, Review, ReviewInput } from './client.js';
+import type { AttachmentInput, GreenlightClient, RequestReviewOptions, Review, ReviewInput } from './client.js';
 
 export type ToolInput = Record<string, unknown>;
 
@@ -13,6 +13,8 @@ export interface ToolCall {
    * as `tool_input_schema`, from which the dashboard's editor offers a field per argument.
    */
   inputSchema?: Record<string, unknown>;
+  /** Files for the reviewer (the file a call would change), filed with the review. */
+  attachments?: AttachmentInput[];
 }
 
 /**
@@ -116,7 +118,7 @@ export class ToolCallReviewer {
           ...(call.toolCallId ? { tool_call_id: call.toolCallId } : {}),
         },
       },
-      { wait: this.options.wait ?? true, signal: this.options.signal, onRetry: this.options.onRetry },
+      { wait: this.options.wait ?? true, signal: this.options.signal, onRetry: this.options.onRetry, attachments: call.attachments },
     );
     return outcomeOf(review, call, field);
   }

@@ -1,9 +1,9 @@
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { AppError, notFound, refuseNul } from '../shared/errors';
 import { domainEvent } from '../shared/events';
 import { refuseHiddenCharacters } from '../shared/text';
 import type { AttachmentRepository, AttachmentRules, BlobStore, IncomingFile, ReviewRepository } from './ports';
-import type { Clock, UnitOfWork } from '../shared/unit-of-work';
+import type { Clock, Tx, UnitOfWork } from '../shared/unit-of-work';
 import type { Principal, Scope } from '../shared/principal';
 import type { AttachmentRecord, ReviewStatus } from './records';
 
@@ -18,6 +18,13 @@ export interface Upload {
   fileName: string | undefined;
   contentType: string;
   description: string | null;
+}
+
+/** A file handed over whole, not streamed (an MCP call carries its files base64 in the JSON). */
+export interface WholeFile {
+  name: string;
+  contentType: string | undefined;
+  data: Uint8Array;
 }
 
 export interface AttachmentContent {
@@ -56,30 +63,15 @@ export class AttachmentService {
   }
 
   async add(principal: Principal, reviewId: number, upload: Upload): Promise<AttachmentRecord> {
-    const { files, attachments, unitOfWork } = this.options;
-    const attachment = {
-      file_name: sanitizeFileName(upload.fileName),
-      content_type: upload.contentType,
-      size_bytes: upload.incoming.size,
-      sha256: upload.incoming.sha256,
-      description: upload.description,
-    };
-    let placedKey: string | undefined;
-    const place = async (): Promise<string> => (placedKey = await files.keep(upload.incoming, reviewId));
+    const { files, unitOfWork } = this.options;
+    const placed: string[] = [];
     let result;
     try {
-      refuseNul({ description: upload.description });
-      // The name as sent: sanitizing drops some hidden characters, not the intent behind them.
-      if (this.options.refuseHiddenCharacters) refuseHiddenCharacters({ filename: upload.fileName ?? '', description: upload.description });
-      result = await unitOfWork.run(async (tx) => {
-        const rules = { ...rulesFor(principal), maxPerReview: this.limits.maxPerReview };
-        const inserted = await attachments.insert(tx, principal.scope, reviewId, attachment, rules, this.clock(), place);
-        if (inserted.outcome === 'inserted') tx.record(domainEvent('attachment.created', inserted.review, inserted.attachment));
-        return inserted;
-      });
+      this.checkUpload(upload);
+      result = await unitOfWork.run((tx) => this.insert(tx, principal.scope, reviewId, upload, rulesFor(principal), placed));
     } catch (error) {
       // The transaction rolled back: bytes moved into place must not outlive it.
-      if (placedKey) await files.remove(placedKey);
+      await this.removePlaced(placed);
       throw error;
     } finally {
       await files.discard(upload.incoming.tempPath);
@@ -88,6 +80,96 @@ export class AttachmentService {
     if (result.outcome === 'limit_reached') throw this.limitReached(reviewId);
     if (result.outcome === 'review_decided') throw evidenceFixed(result.review_id, result.status);
     return result.attachment;
+  }
+
+  /**
+   * Refuses, before anything is stored, files a new review could not take: more than
+   * `max_attachments_per_review` (413: the request is larger than the server takes), or a
+   * name or description the text rules refuse.
+   */
+  checkUploads(uploads: readonly Upload[]): void {
+    if (uploads.length > this.limits.maxPerReview) throw this.tooManyFiles(uploads.length);
+    for (const upload of uploads) this.checkUpload(upload);
+  }
+
+  tooManyFiles(count?: number): AppError {
+    const sent = count === undefined ? 'more' : String(count);
+    return new AppError(413, `a review holds at most ${this.limits.maxPerReview} attachments (max_attachments_per_review); this request has ${sent}`);
+  }
+
+  /**
+   * Stores `uploads` as the attachments of a review being created in `tx`: they are part of
+   * the request the review is decided on, so they are kept even when a routing rule decides it
+   * at once. Each file moved into place is listed in `placed`, for `removePlaced` should the
+   * transaction roll back.
+   */
+  async attachWithin(tx: Tx, scope: Scope, reviewId: number, uploads: readonly Upload[], placed: string[]): Promise<AttachmentRecord[]> {
+    const records: AttachmentRecord[] = [];
+    for (const upload of uploads) {
+      const result = await this.insert(tx, scope, reviewId, upload, { pendingOnly: false }, placed);
+      // Checked before the transaction began, and nothing else can see the review yet.
+      if (result.outcome !== 'inserted') throw new Error(`an attachment of the new review ${reviewId} was not stored: ${result.outcome}`);
+      records.push(result.attachment);
+    }
+    return records;
+  }
+
+  /**
+   * Writes files handed over whole to holding files, as uploads for `SubmitOptions.uploads`:
+   * refused (413, naming the file) past `max_attachment_bytes`, or past
+   * `max_attachments_per_review` files. On a refusal none is kept.
+   */
+  async hold(wholeFiles: readonly WholeFile[]): Promise<Upload[]> {
+    if (wholeFiles.length > this.limits.maxPerReview) throw this.tooManyFiles(wholeFiles.length);
+    const uploads: Upload[] = [];
+    try {
+      for (const [index, file] of wholeFiles.entries()) {
+        if (file.data.byteLength > this.limits.maxBytes) {
+          throw new AppError(413, `attachments[${index}] (${file.name}) is ${file.data.byteLength} bytes, larger than max_attachment_bytes (${this.limits.maxBytes} bytes)`);
+        }
+        const incoming = await this.options.files.receive(Readable.from([Buffer.from(file.data)]), this.limits.maxBytes);
+        uploads.push({ incoming, fileName: file.name, contentType: normalizeContentType(file.contentType), description: null });
+      }
+    } catch (error) {
+      await this.discard(uploads);
+      throw error;
+    }
+    return uploads;
+  }
+
+  /** Removes bytes moved into place by a transaction that then rolled back. */
+  async removePlaced(placed: readonly string[]): Promise<void> {
+    for (const key of placed) await this.options.files.remove(key);
+  }
+
+  /** Removes the holding files of uploads (those moved into place are gone from there already). */
+  async discard(uploads: readonly Upload[]): Promise<void> {
+    for (const upload of uploads) await this.options.files.discard(upload.incoming.tempPath);
+  }
+
+  private checkUpload(upload: Upload): void {
+    refuseNul({ description: upload.description });
+    // The name as sent: sanitizing drops some hidden characters, not the intent behind them.
+    if (this.options.refuseHiddenCharacters) refuseHiddenCharacters({ filename: upload.fileName ?? '', description: upload.description });
+  }
+
+  private async insert(tx: Tx, scope: Scope, reviewId: number, upload: Upload, rules: AttachmentRules, placed: string[]) {
+    const { files, attachments } = this.options;
+    const attachment = {
+      file_name: sanitizeFileName(upload.fileName),
+      content_type: upload.contentType,
+      size_bytes: upload.incoming.size,
+      sha256: upload.incoming.sha256,
+      description: upload.description,
+    };
+    const place = async (): Promise<string> => {
+      const key = await files.keep(upload.incoming, reviewId);
+      placed.push(key);
+      return key;
+    };
+    const inserted = await attachments.insert(tx, scope, reviewId, attachment, { ...rules, maxPerReview: this.limits.maxPerReview }, this.clock(), place);
+    if (inserted.outcome === 'inserted') tx.record(domainEvent('attachment.created', inserted.review, inserted.attachment));
+    return inserted;
   }
 
   async list(scope: Scope, reviewId: number): Promise<{ review_id: number; attachments: AttachmentRecord[]; count: number }> {

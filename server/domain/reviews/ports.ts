@@ -133,6 +133,8 @@ export interface IncomingFile {
 
 /** Where attachment bytes live (the local disk under `data_dir`; another store later). */
 export interface BlobStore {
+  /** Writes `source` to a holding place, measuring and hashing it; rejects past `maxBytes` (nothing is kept). */
+  receive(source: Readable, maxBytes: number): Promise<IncomingFile>;
   /** Moves an incoming file where attachments of `reviewId` are kept, durably; returns its storage key. */
   keep(incoming: IncomingFile, reviewId: number): Promise<string>;
   discard(tempPath: string): Promise<void>;

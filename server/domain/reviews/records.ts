@@ -82,6 +82,8 @@ export interface ReviewRecord {
   decision: DecisionRecord | null;
   /** Hosted edition: the approval workflow governing the review, with its votes; absent when none does. */
   workflow?: WorkflowProgress;
+  /** Only in the answer to a create that carried files: the review's attachments. */
+  attachments?: AttachmentRecord[];
 }
 
 export const REVIEW_ORDERS = ['newest', 'oldest', 'priority', 'recently_decided'] as const;

@@ -10,6 +10,7 @@ import type { ReviewInput, ReviewRecord } from './records';
 import { organizationOf } from '../shared/scope';
 import { refuseHiddenCharacters } from '../shared/text';
 import type { Workflows } from '../workflows/workflows';
+import type { AttachmentService, Upload } from './attachments';
 import type { ReadReviews } from './reading';
 import type { WaitForDecision } from './waiting';
 
@@ -29,6 +30,8 @@ export interface SubmitReviewOptions {
   /** Where a review filed under a replayed key is read back. */
   read: Pick<ReadReviews, 'get'>;
   waiting: Pick<WaitForDecision, 'checkRoom' | 'wait'>;
+  /** Files filed with a review, stored in its transaction. */
+  attachments?: Pick<AttachmentService, 'checkUploads' | 'attachWithin' | 'removePlaced' | 'discard'>;
   clock?: Clock;
 }
 
@@ -51,6 +54,12 @@ export interface SubmitOptions {
   signal?: AbortSignal;
   /** An `Idempotency-Key` and the digest of the body it came with. */
   idempotency?: Omit<IdempotencyClaim, 'caller'>;
+  /**
+   * Files received with the request, stored as the review's attachments in the transaction
+   * that stores it: a reviewer never sees the review without them. Submitting takes them over:
+   * whatever happens, their holding files are gone when the review is stored or refused.
+   */
+  uploads?: readonly Upload[];
 }
 
 /** Filing a review: store it where the policy routes it, once per key, and wait when asked to. */
@@ -69,22 +78,42 @@ export class SubmitReview {
    * waiting room is full, so the refused request's retry cannot make a duplicate.
    */
   async submit(principal: Principal, input: ReviewInput, options: SubmitOptions = {}): Promise<SubmitOutcome> {
-    if (this.options.refuseHiddenCharacters) {
-      const { task_type, proposed_action, agent_reasoning, framework, metadata } = input;
-      refuseHiddenCharacters({ task_type, proposed_action, agent_reasoning, framework, metadata });
+    const uploads = options.uploads ?? [];
+    let stored: { review: ReviewRecord; replayed: boolean };
+    try {
+      if (this.options.refuseHiddenCharacters) {
+        const { task_type, proposed_action, agent_reasoning, framework, metadata } = input;
+        refuseHiddenCharacters({ task_type, proposed_action, agent_reasoning, framework, metadata });
+      }
+      if (uploads.length > 0) this.attachments().checkUploads(uploads);
+      if (options.waitMs !== undefined) this.options.waiting.checkRoom();
+      stored = await this.store(principal, input, options.idempotency, uploads);
+    } finally {
+      // Before any wait: a replayed request's files are not kept, and the wait may be long.
+      if (uploads.length > 0) await this.attachments().discard(uploads);
     }
-    if (options.waitMs !== undefined) this.options.waiting.checkRoom();
-    const { review, replayed } = await this.store(principal, input, options.idempotency);
+    const { review, replayed } = stored;
     if (options.waitMs === undefined) return { kind: 'stored', review, replayed };
     // Returned, not awaited: this frame (the input, the review as stored) is let go while the
     // agent waits, which may be for an hour, and thousands may be waiting.
     return this.answerWhenDecided(principal.scope, review.id, replayed, options.waitMs, options.signal);
   }
 
-  private async store(principal: Principal, input: ReviewInput, idempotency: SubmitOptions['idempotency']): Promise<{ review: ReviewRecord; replayed: boolean }> {
+  private async store(
+    principal: Principal,
+    input: ReviewInput,
+    idempotency: SubmitOptions['idempotency'],
+    uploads: readonly Upload[],
+  ): Promise<{ review: ReviewRecord; replayed: boolean }> {
     const bound = withBoundAgent(principal, input);
     const claim = idempotency && { ...idempotency, caller: principal.id };
-    return claim ? this.createOnce(principal.scope, bound, claim) : { review: await this.create(principal.scope, bound), replayed: false };
+    return claim ? this.createOnce(principal.scope, bound, claim, uploads) : { review: await this.create(principal.scope, bound, uploads), replayed: false };
+  }
+
+  private attachments(): NonNullable<SubmitReviewOptions['attachments']> {
+    const { attachments } = this.options;
+    if (!attachments) throw new Error('this service was composed without attachments, so a review cannot be filed with files');
+    return attachments;
   }
 
   private async answerWhenDecided(scope: Scope, reviewId: number, replayed: boolean, waitMs: number, signal: AbortSignal | undefined): Promise<SubmitOutcome> {
@@ -115,8 +144,11 @@ export class SubmitReview {
     if (!(await agents.find(scope.organizationId, agentId, tx))) throw notFound('agent', agentId);
   }
 
-  /** Stores the review where the policy routes it; a rule's automatic decision is stored with it. */
-  private async create(scope: Scope, input: ReviewInput, claim?: IdempotencyClaim): Promise<ReviewRecord> {
+  /**
+   * Stores the review where the policy routes it, with its files; a rule's automatic decision
+   * is stored with it.
+   */
+  private async create(scope: Scope, input: ReviewInput, uploads: readonly Upload[], claim?: IdempotencyClaim): Promise<ReviewRecord> {
     refuseNul(input);
     const now = this.clock();
     const policy = this.options.policy();
@@ -124,8 +156,9 @@ export class SubmitReview {
     const routedByOrganization = organizationId === null ? null : await this.options.organizationRouting?.route(organizationId, input);
     const routing = routedByOrganization ?? routeReview(policy, input);
     const urgency = input.urgency ?? 'medium';
-    // The work touches nothing but the database: it may be run again (see WorkOptions).
-    return this.options.unitOfWork.run(async (tx) => {
+    /** Files moved into place by the transaction, to be removed should it roll back. */
+    const placed: string[] = [];
+    const work = async (tx: Tx): Promise<ReviewRecord> => {
       await this.checkAgent(tx, scope, input.agent_id);
       const review: NewReview = {
         organization_id: organizationId,
@@ -152,9 +185,19 @@ export class SubmitReview {
       const workflow = organizationId !== null && !inserted.decision ? await this.options.workflows?.start(tx, organizationId, inserted.id, input) : null;
       const stored = workflow ? { ...inserted, workflow } : inserted;
       tx.record(domainEvent('review.created', stored, stored));
+      if (uploads.length > 0) await this.attachments().attachWithin(tx, scope, stored.id, uploads, placed);
       if (stored.decision) tx.record(domainEvent('review.decided', stored, stored));
       return stored;
-    }, { rerunnable: true });
+    };
+    // Without files the work touches nothing but the database: it may be run again (see
+    // WorkOptions). Files are moved into place, which a rerun would find gone.
+    if (uploads.length === 0) return this.options.unitOfWork.run(work, { rerunnable: true });
+    try {
+      return await this.options.unitOfWork.run(work);
+    } catch (error) {
+      await this.attachments().removePlaced(placed);
+      throw error;
+    }
   }
 
   /**
@@ -163,7 +206,7 @@ export class SubmitReview {
    * while the first request is still storing its review in this process is told to come back
    * (409); one that loses the race in another process finds the key's review once it is there.
    */
-  private async createOnce(scope: Scope, input: ReviewInput, claim: IdempotencyClaim): Promise<{ review: ReviewRecord; replayed: boolean }> {
+  private async createOnce(scope: Scope, input: ReviewInput, claim: IdempotencyClaim, uploads: readonly Upload[]): Promise<{ review: ReviewRecord; replayed: boolean }> {
     const slot = `${claim.caller}\n${claim.key}`;
     if (this.storingClaims.has(slot)) {
       throw new AppError(409, 'a request with this Idempotency-Key is still being processed; retry shortly', { retry_after_seconds: 1 });
@@ -173,7 +216,7 @@ export class SubmitReview {
       const earlier = await this.options.reviews.findClaim(scope, claim.caller, claim.key, this.clock());
       if (earlier) return { review: await this.replay(scope, earlier, claim), replayed: true };
       try {
-        return { review: await this.create(scope, input, claim), replayed: false };
+        return { review: await this.create(scope, input, uploads, claim), replayed: false };
       } catch (error) {
         if (!(error instanceof ClaimTaken)) throw error;
         const winner = await this.options.reviews.findClaim(scope, claim.caller, claim.key, this.clock());

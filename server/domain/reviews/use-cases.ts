@@ -3,6 +3,7 @@ import type { Policy } from '../routing/review-policy';
 import type { AgentRepository } from '../organizations/ports';
 import type { Clock, UnitOfWork } from '../shared/unit-of-work';
 import type { PeopleRepository } from '../people/ports';
+import type { AttachmentService } from './attachments';
 import type { ReviewRepository } from './ports';
 import type { DecisionWaiters } from './waiters';
 import type { Workflows } from '../workflows/workflows';
@@ -37,18 +38,20 @@ export interface ReviewUseCaseOptions {
   maxWaiting?: number;
   /** Refuse text with control, bidi, zero-width or other hidden characters (`refuse_hidden_characters`). */
   refuseHiddenCharacters?: boolean;
+  /** Files a review may be filed with (a multipart create, MCP's request_review). */
+  attachments?: AttachmentService;
   clock?: Clock;
 }
 
 /** The review use cases over one set of repositories. */
 export function reviewUseCases(options: ReviewUseCaseOptions): ReviewUseCases {
-  const { reviews, agents, people, organizationRouting, workflows, unitOfWork, waiters, policy, maxWaiting, refuseHiddenCharacters, clock } = options;
+  const { reviews, agents, people, organizationRouting, workflows, unitOfWork, waiters, policy, maxWaiting, refuseHiddenCharacters, attachments, clock } = options;
   const reading = new ReadReviews({ reviews, people, workflows });
   const waiting = new WaitForDecision({ reviews, waiters, maxWaiting });
   return {
     reading,
     waiting,
-    submitting: new SubmitReview({ reviews, agents, organizationRouting, workflows, unitOfWork, policy, refuseHiddenCharacters, read: reading, waiting, clock }),
+    submitting: new SubmitReview({ reviews, agents, organizationRouting, workflows, unitOfWork, policy, refuseHiddenCharacters, read: reading, waiting, attachments, clock }),
     deciding: new DecideReview({ reviews, people, workflows, unitOfWork, clock }),
   };
 }

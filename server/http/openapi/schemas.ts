@@ -191,6 +191,12 @@
  *           nullable: true
  *           description: '`null` until decided.'
  *         workflow: { $ref: '#/components/schemas/WorkflowProgress' }
+ *         attachments:
+ *           type: array
+ *           items: { $ref: '#/components/schemas/Attachment' }
+ *           description: >-
+ *             Only in the answer to a create that carried files (`multipart/form-data`): the
+ *             review's attachments, oldest first. Elsewhere, `GET /reviews/{review_id}/attachments`.
  *       example:
  *         id: 42
  *         task_type: refund
@@ -349,6 +355,21 @@
  *           type: array
  *           items: { $ref: '#/components/schemas/Feedback' }
  *         count: { type: integer }
+ *     ReviewCreateWithFiles:
+ *       type: object
+ *       description: A review filed with its files, as `multipart/form-data`.
+ *       # `review` is required, but the server checks that itself while streaming the body: the
+ *       # request validator runs before the body is read and would see no parts at all.
+ *       properties:
+ *         review:
+ *           allOf: [{ $ref: '#/components/schemas/ReviewCreate' }]
+ *           description: Required. The review's fields (and `blocking`), as the JSON text of a ReviewCreate.
+ *         file:
+ *           type: array
+ *           items: { type: string, format: binary }
+ *           description: >-
+ *             Zero or more parts named `file`, at most `max_attachments_per_review`, each at most
+ *             `max_attachment_bytes`; each part's `filename` and `Content-Type` are kept (sanitised).
  *     AttachmentUpload:
  *       type: object
  *       # `file` is required, but the server checks that itself while streaming the body: the

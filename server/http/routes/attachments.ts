@@ -2,22 +2,15 @@ import { create as contentDisposition } from 'content-disposition';
 import { Router, type Request, type Response } from 'express';
 import { pathInteger } from '../params';
 import { type AttachmentService, dispositionFor, normalizeContentType } from '../../domain/reviews/attachments';
-import { AppError } from '../../domain/shared/errors';
 import type { AttachmentFiles } from '../../storage/attachment-files';
 import { principalOf } from '../auth';
-import { receiveUpload } from '../multipart';
+import { MULTIPART_OVERHEAD_BYTES, receiveUpload, refuseAnnouncedOver } from '../multipart';
 
 const MAX_DESCRIPTION_LENGTH = 1_000;
-/** Room for multipart boundaries and part headers on top of the file itself. */
-const MULTIPART_OVERHEAD_BYTES = 64 * 1024;
-
 
 /** Refuses, before reading it, a body that announces itself as too large. */
 function refuseOversizedBody(req: Request, maxBytes: number): void {
-  const announced = Number(req.get('content-length') ?? 0);
-  if (announced > maxBytes + MULTIPART_OVERHEAD_BYTES + MAX_DESCRIPTION_LENGTH * 4) {
-    throw new AppError(413, `the upload is larger than max_attachment_bytes (${maxBytes} bytes)`);
-  }
+  refuseAnnouncedOver(req, maxBytes + MULTIPART_OVERHEAD_BYTES + MAX_DESCRIPTION_LENGTH * 4, `the upload is larger than max_attachment_bytes (${maxBytes} bytes)`);
 }
 
 function sendContent(res: Response, content: Awaited<ReturnType<AttachmentService['content']>>): void {

@@ -1,19 +1,85 @@
 import { Router, type Request, type Response } from 'express';
-import { AppError } from '../../domain/shared/errors';
-import type { DecisionInput, DecisionRecord, ReviewFilters, ReviewInput, ReviewOrder } from '../../domain/reviews/records';
+import { type AttachmentService, normalizeContentType, type Upload } from '../../domain/reviews/attachments';
+import { AppError, invalidInput } from '../../domain/shared/errors';
+import type { Scope } from '../../domain/shared/principal';
+import type { DecisionInput, DecisionRecord, ReviewFilters, ReviewInput, ReviewOrder, ReviewRecord } from '../../domain/reviews/records';
 import type { ReviewUseCases } from '../../domain/reviews/use-cases';
+import type { AttachmentFiles } from '../../storage/attachment-files';
 import { sendProblem } from '../problems';
 import { principalOf } from '../auth';
 import { idempotencyOf } from '../idempotency';
+import { checkJsonShape } from '../limits';
+import { MULTIPART_OVERHEAD_BYTES, receiveParts, refuseAnnouncedOver } from '../multipart';
+import { validateRequest } from '../openapi/validation';
 import { integerOf, pathInteger, queryInteger } from '../params';
 import { clientGoneSignal, preferredWaitSeconds } from '../waiting';
 
 export interface ReviewRoutesOptions {
   reviews: ReviewUseCases;
   blockingTimeoutSeconds: number;
+  /** A review filed with files (multipart) stores them as its attachments, under these limits. */
+  attachments: AttachmentService;
+  /** Where the files stream to while they arrive. */
+  files: AttachmentFiles;
 }
 
 type CreateBody = ReviewInput & { blocking?: boolean };
+
+/** The `review` part of a multipart create: as large as a JSON create's whole body may be. */
+const MAX_REVIEW_PART_CHARACTERS = 1024 * 1024;
+
+/** A create with its files: the review's fields, and the files to be stored as its attachments. */
+interface CreateRequest {
+  body: CreateBody;
+  uploads: Upload[];
+}
+
+function isMultipart(req: Request): boolean {
+  return req.is('multipart/form-data') === 'multipart/form-data';
+}
+
+/**
+ * Reads a multipart create: the review's JSON in the part `review`, checked as a JSON create's
+ * body is, and each file part `file` streamed to a holding file. Refused, nothing is kept.
+ */
+async function receiveCreate(req: Request, res: Response, attachments: AttachmentService, files: AttachmentFiles): Promise<CreateRequest> {
+  const { maxBytes, maxPerReview } = attachments.limits;
+  refuseAnnouncedOver(
+    req,
+    maxPerReview * (maxBytes + MULTIPART_OVERHEAD_BYTES) + MAX_REVIEW_PART_CHARACTERS * 4,
+    `the request is larger than ${maxPerReview} files of max_attachment_bytes (${maxBytes} bytes) and the review`,
+  );
+  const parts = await receiveParts(req, {
+    files,
+    fileField: 'file',
+    maxBytes,
+    maxFiles: maxPerReview,
+    tooManyFiles: () => attachments.tooManyFiles(),
+    textFields: { review: { maxLength: MAX_REVIEW_PART_CHARACTERS, tooLongStatus: 413 } },
+  });
+  const uploads = parts.files.map(({ incoming, fileName, contentType }) => ({ incoming, fileName, contentType: normalizeContentType(contentType), description: null }));
+  try {
+    req.body = { review: reviewPart(parts.fields.review) };
+    await validateRequest(req, res);
+    return { body: (req.body as { review: CreateBody }).review, uploads };
+  } catch (error) {
+    await attachments.discard(uploads);
+    throw error;
+  }
+}
+
+function reviewPart(text: string | undefined): unknown {
+  if (text === undefined) throw invalidInput('review', 'is required: send the review\'s fields as JSON in a multipart part named "review"');
+  let review: unknown;
+  try {
+    review = JSON.parse(text);
+  } catch (error) {
+    throw invalidInput('review', `is not valid JSON: ${(error as Error).message}`);
+  }
+  if (review === null || typeof review !== 'object' || Array.isArray(review)) throw invalidInput('review', 'must be a JSON object of the review\'s fields');
+  checkJsonShape(review);
+  return review;
+}
 
 const FILTERS = ['status', 'task_type', 'urgency', 'framework', 'agent_id', 'organization_id', 'assigned_to', 'q'] as const;
 const NUMERIC_FILTERS = new Set<string>(['agent_id', 'organization_id']);
@@ -34,8 +100,13 @@ function filtersOf(req: Request): ReviewFilters {
   return { ...filters, ...(decided === undefined ? {} : { decided: String(decided) === 'true' }) } as ReviewFilters;
 }
 
-export function reviewRoutes({ reviews, blockingTimeoutSeconds }: ReviewRoutesOptions): Router {
+export function reviewRoutes({ reviews, blockingTimeoutSeconds, attachments, files }: ReviewRoutesOptions): Router {
   const router = Router();
+
+  /** A create that carried files answers with the review's attachments listed. */
+  async function withAttachments(scope: Scope, review: ReviewRecord, listed: boolean): Promise<ReviewRecord> {
+    return listed ? { ...review, attachments: (await attachments.list(scope, review.id)).attachments } : review;
+  }
 
   /**
    * @openapi
@@ -49,6 +120,16 @@ export function reviewRoutes({ reviews, blockingTimeoutSeconds }: ReviewRoutesOp
    *       decides and then answers 201 with the `decision` included; the wait ends after
    *       `blocking_timeout_seconds`, or sooner with `Prefer: wait=N`, with a 408 that carries
    *       the `review_id`. Without `blocking` it answers at once with `decision: null`.
+   *
+   *       To file the review with files (screenshots, a diff, the file an action changes), send
+   *       `multipart/form-data`: the review's fields as JSON in the part `review` (with `blocking`
+   *       as in a JSON create) and each file in a part `file`. The review and its attachments are
+   *       stored in one transaction — a reviewer never sees the review without them — or, when
+   *       any part is refused, nothing is: a file past `max_attachment_bytes` or more files than
+   *       `max_attachments_per_review` is 413, a `review` part that is missing, not JSON or not a
+   *       valid ReviewCreate is 400 (fields named `review.<field>`). The answer, 201 or a 408's
+   *       `review`, lists them in `attachments`. An `Idempotency-Key` covers the files too: a
+   *       repeat with the same review and files re-attaches, with other files it is a 422.
    *     parameters:
    *       - name: Prefer
    *         in: header
@@ -68,6 +149,11 @@ export function reviewRoutes({ reviews, blockingTimeoutSeconds }: ReviewRoutesOp
    *       content:
    *         application/json:
    *           schema: { $ref: '#/components/schemas/ReviewCreate' }
+   *         multipart/form-data:
+   *           schema: { $ref: '#/components/schemas/ReviewCreateWithFiles' }
+   *           encoding:
+   *             review: { contentType: application/json }
+   *             file: { contentType: application/octet-stream }
    *     responses:
    *       '201':
    *         description: Created (and, when blocking, decided).
@@ -86,7 +172,14 @@ export function reviewRoutes({ reviews, blockingTimeoutSeconds }: ReviewRoutesOp
    *           application/problem+json:
    *             schema: { $ref: '#/components/schemas/WaitProblem' }
    *       '409': { $ref: '#/components/responses/IdempotencyKeyInUse' }
-   *       '413': { $ref: '#/components/responses/PayloadTooLarge' }
+   *       '413':
+   *         description: >-
+   *           The body is too large; with files, one is larger than `max_attachment_bytes` or there
+   *           are more than `max_attachments_per_review`. Nothing is stored.
+   *         content:
+   *           application/problem+json:
+   *             schema: { $ref: '#/components/schemas/Problem' }
+   *             example: { type: about:blank, title: Payload Too Large, status: 413, detail: 'a review holds at most 20 attachments (max_attachments_per_review); this request has more' }
    *       '415': { $ref: '#/components/responses/UnsupportedMediaType' }
    *       '422': { $ref: '#/components/responses/IdempotencyKeyReused' }
    *       '429': { $ref: '#/components/responses/TooManyRequests' }
@@ -94,13 +187,19 @@ export function reviewRoutes({ reviews, blockingTimeoutSeconds }: ReviewRoutesOp
    *       '503': { $ref: '#/components/responses/ServiceUnavailable' }
    */
   router.post('/reviews', async (req: Request<Record<string, string>, unknown, CreateBody>, res) => {
-    const { blocking = false, ...input } = req.body;
+    const multipart = isMultipart(req);
+    const { body, uploads }: CreateRequest = multipart ? await receiveCreate(req, res, attachments, files) : { body: req.body, uploads: [] };
+    const { blocking = false, ...input } = body;
     const preferred = preferredWaitSeconds(req.get('prefer'));
     const waitSeconds = Math.min(preferred ?? blockingTimeoutSeconds, blockingTimeoutSeconds);
-    const outcome = await reviews.submitting.submit(principalOf(res), input, {
+    const principal = principalOf(res);
+    // What the files were is part of the request a key stands for: the same review with other files is another request.
+    const fileDigests = multipart ? uploads.map((upload) => ({ name: upload.fileName ?? null, type: upload.contentType, sha256: upload.incoming.sha256 })) : undefined;
+    const outcome = await reviews.submitting.submit(principal, input, {
       waitMs: blocking ? waitSeconds * 1000 : undefined,
       signal: blocking ? clientGoneSignal(req, res) : undefined,
-      idempotency: idempotencyOf(req),
+      idempotency: idempotencyOf(req, fileDigests),
+      uploads,
     });
     if (outcome.kind === 'aborted') return;
     // A replayed blocking create waits on the original review, as the first request did.
@@ -111,14 +210,14 @@ export function reviewRoutes({ reviews, blockingTimeoutSeconds }: ReviewRoutesOp
     switch (outcome.kind) {
       case 'stored':
       case 'decided':
-        res.status(201).json(outcome.review);
+        res.status(201).json(await withAttachments(principal.scope, outcome.review, multipart));
         return;
       case 'timeout':
         // RFC 9110 asks a 408 to close the connection; it also stops clients from silently resending.
         res.set('Connection', 'close');
         sendProblem(res, 408, `no decision within ${waitSeconds} s; review ${reviewId} stays pending — fetch GET /reviews/${reviewId}/decision later`, {
           review_id: reviewId,
-          review: outcome.review,
+          review: await withAttachments(principal.scope, outcome.review, multipart),
         });
         return;
       case 'shutdown':
