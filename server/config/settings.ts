@@ -408,6 +408,17 @@ export function dashboardUrlOf(config: Pick<Config, 'dashboard_host' | 'dashboar
   return `http://${reachableHost(config.dashboard_host)}:${config.dashboard_port}`;
 }
 
+/**
+ * The dashboard address a review's `links.dashboard` points into, where it is known: `public_url`
+ * when set; in the self-hosted edition without it, this machine's dashboard address (where
+ * `greenlight start` and the desktop app serve it). The hosted edition without `public_url` has
+ * none: its machine's own address is not where an organization's people reach it.
+ */
+export function reviewLinkBaseOf(config: Pick<Config, 'edition' | 'public_url' | 'dashboard_host' | 'dashboard_port'>): string | null {
+  if (config.public_url) return config.public_url;
+  return config.edition === 'self-hosted' ? dashboardUrlOf(config) : null;
+}
+
 /** The dashboard as people reach it: `public_url` when set, else this machine's dashboard address. */
 export function publicUrlOf(config: Pick<Config, 'public_url' | 'dashboard_host' | 'dashboard_port'>): string {
   return config.public_url || dashboardUrlOf(config);

@@ -1,0 +1,121 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, eventually, expectProblem, startTestServer, type TestServer } from '../support/server';
+
+const OPERATOR_KEY = 'operator-key-for-review-link-tests-0123456789';
+const bearer = (key: string): { headers: Record<string, string> } => ({ headers: { authorization: `Bearer ${key}` } });
+
+let receiver: http.Server;
+let receiverUrl: string;
+const received: string[] = [];
+
+beforeAll(async () => {
+  receiver = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+    req.on('end', () => {
+      received.push(body);
+      res.writeHead(200).end();
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise((resolve) => receiver?.close(resolve)));
+
+async function withServer(overrides: Parameters<typeof startTestServer>[0], use: (server: TestServer) => Promise<void>): Promise<void> {
+  const server = await startTestServer(overrides);
+  try {
+    await use(server);
+  } finally {
+    await server.dispose();
+  }
+}
+
+describe('links.dashboard', () => {
+  it('points into public_url on every answer that carries the review, and in its webhook payloads', async () => {
+    await withServer(
+      {
+        public_url: 'https://review.example.com/',
+        webhooks: [{ url: `${receiverUrl}/links`, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwMfKQ9r8GKYo=', events: ['review.created', 'review.decided'] }],
+        webhook_allow_private_targets: true,
+        webhook_allow_http: true,
+      },
+      async (server) => {
+        const created = await call(server.url, 'POST', '/reviews', { task_type: 'refund', proposed_action: 'Refund EUR 10' });
+        expect(created.status).toBe(201);
+        const link = `https://review.example.com/#/reviews/${created.body.id}`;
+        expect(created.body.links).toEqual({ dashboard: link });
+        expect((await call(server.url, 'GET', `/reviews/${created.body.id}`)).body.links).toEqual({ dashboard: link });
+        expect((await call(server.url, 'GET', '/reviews')).body.reviews[0].links).toEqual({ dashboard: link });
+        expect((await call(server.url, 'POST', `/reviews/${created.body.id}/decide`, { decision_type: 'approve' })).status).toBe(200);
+        expect((await call(server.url, 'GET', `/reviews/${created.body.id}`)).body).toMatchObject({ status: 'approved', links: { dashboard: link } });
+
+        await eventually(() => received.length >= 2, 10_000, 'both deliveries');
+        const payloads = received.map((body) => JSON.parse(body));
+        expect(payloads.map((payload) => payload.type)).toEqual(['review.created', 'review.decided']);
+        for (const payload of payloads) expect(payload.data.links).toEqual({ dashboard: link });
+      },
+    );
+  });
+
+  it("is this machine's dashboard in the self-hosted edition without public_url", async () => {
+    await withServer({ dashboard_host: '0.0.0.0', dashboard_port: 8642, allow_unauthenticated_network: true }, async (server) => {
+      const created = await call(server.url, 'POST', '/reviews', { task_type: 'refund', proposed_action: 'Refund EUR 10', blocking: true }, { headers: { prefer: 'wait=1' } });
+      expect(created.status).toBe(408);
+      const review = await call(server.url, 'GET', `/reviews/${created.body.review_id}`);
+      expect(review.body.links).toEqual({ dashboard: `http://127.0.0.1:8642/#/reviews/${created.body.review_id}` });
+    });
+  });
+
+  it('is absent in the hosted edition without public_url, and present with it', async () => {
+    for (const public_url of ['', 'https://greenlight.example.org']) {
+      await withServer({ edition: 'hosted', operator_key: OPERATOR_KEY, public_url }, async (server) => {
+        const organization = await call(server.url, 'POST', '/organizations', { name: 'Linked' }, bearer(OPERATOR_KEY));
+        const created = await call(server.url, 'POST', '/reviews', { task_type: 'deploy', proposed_action: 'Deploy 1.2.3' }, bearer(organization.body.api_key.key));
+        expect(created.status).toBe(201);
+        if (public_url) expect(created.body.links).toEqual({ dashboard: `${public_url}/#/reviews/${created.body.id}` });
+        else expect(created.body).not.toHaveProperty('links');
+      });
+    }
+  });
+});
+
+describe('agent_name', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
+  afterAll(() => server?.dispose());
+
+  it('is stored as given and shown on the review', async () => {
+    const created = await call(server.url, 'POST', '/reviews', { task_type: 'refund', proposed_action: 'Refund EUR 10', agent_name: '  refund-bot ' });
+    expect(created.body.agent_name).toBe('refund-bot');
+    expect((await call(server.url, 'GET', `/reviews/${created.body.id}`)).body.agent_name).toBe('refund-bot');
+    const anonymous = await call(server.url, 'POST', '/reviews', { task_type: 'refund', proposed_action: 'Refund EUR 11' });
+    expect(anonymous.body.agent_name).toBeNull();
+  });
+
+  it('refuses hidden characters even where refuse_hidden_characters is off, a blank name and a long one', async () => {
+    expect(server.config.refuse_hidden_characters).toBe(false);
+    expectProblem(await call(server.url, 'POST', '/reviews', { task_type: 'refund', proposed_action: 'x', agent_name: 'refund\u202Ebot' }), 400, /agent_name contains U\+202E, a bidirectional control/);
+    expectProblem(await call(server.url, 'POST', '/reviews', { task_type: 'refund', proposed_action: 'x', agent_name: 'bot\u001b[31m' }), 400, /agent_name contains U\+001B, a control character/);
+    expectProblem(await call(server.url, 'POST', '/reviews', { task_type: 'refund', proposed_action: 'x', agent_name: '   ' }), 400, /agent_name must not be blank/);
+    expectProblem(await call(server.url, 'POST', '/reviews', { task_type: 'refund', proposed_action: 'x', agent_name: 'a'.repeat(101) }), 400, /agent_name/);
+    expect((await call(server.url, 'POST', '/reviews', { task_type: 'refund', proposed_action: 'x', agent_name: 'a'.repeat(100) })).status).toBe(201);
+  });
+
+  it("gives way to a registered agent's name in the hosted edition", async () => {
+    await withServer({ edition: 'hosted', operator_key: OPERATOR_KEY }, async (hosted) => {
+      const organization = await call(hosted.url, 'POST', '/organizations', { name: 'Agents' }, bearer(OPERATOR_KEY));
+      const admin = bearer(organization.body.api_key.key);
+      const agent = await call(hosted.url, 'POST', '/agents', { name: 'refund-bot' }, admin);
+      const key = await call(hosted.url, 'POST', `/organizations/${organization.body.organization.id}/api-keys`, { name: 'refund-bot key', scope: 'agent', agent_id: agent.body.id }, admin);
+      const filed = await call(hosted.url, 'POST', '/reviews', { task_type: 'refund', proposed_action: 'Refund EUR 10', agent_name: 'deploy-bot' }, bearer(key.body.key));
+      expect(filed.body).toMatchObject({ agent_id: agent.body.id, agent_name: 'refund-bot' });
+      const unregistered = await call(hosted.url, 'POST', '/reviews', { task_type: 'refund', proposed_action: 'Refund EUR 12', agent_name: 'script' }, admin);
+      expect(unregistered.body).toMatchObject({ agent_id: null, agent_name: 'script' });
+    });
+  });
+});
