@@ -82,15 +82,16 @@ export interface ServiceOptions {
 /** The repositories over one database. */
 function storesOn(db: Database, config: Config) {
   const models = defineModels(db.sequelize);
+  const dashboardUrl = reviewLinkBaseOf(config);
   return {
-    reviews: new ReviewStore(db, models, reviewLinkBaseOf(config)),
+    reviews: new ReviewStore(db, models, dashboardUrl),
     feedback: new FeedbackStore(models),
     attachments: new AttachmentStore(models),
     statistics: new StatisticsQuery(db.sequelize),
     organizations: new OrganizationStore(db),
     agents: new AgentStore(db),
     people: new PeopleStore(db),
-    audit: new AuditStore(db),
+    audit: new AuditStore(db, dashboardUrl),
     routingRules: new RoutingRuleStore(db),
     workflows: new WorkflowStore(db),
     webhooks: new WebhookStore(db),

@@ -119,3 +119,33 @@ describe('agent_name', () => {
     });
   });
 });
+
+describe("the audit log's targets", () => {
+  it('are named, a review linked to the dashboard, within the organization, and a removed one left out', async () => {
+    await withServer({ edition: 'hosted', operator_key: OPERATOR_KEY, public_url: 'https://greenlight.example.org' }, async (server) => {
+      const ours = await call(server.url, 'POST', '/organizations', { name: 'Ours' }, bearer(OPERATOR_KEY));
+      const theirs = await call(server.url, 'POST', '/organizations', { name: 'Theirs' }, bearer(OPERATOR_KEY));
+      const admin = bearer(ours.body.api_key.key);
+      const review = await call(server.url, 'POST', '/reviews', { task_type: 'refund', proposed_action: 'Refund EUR 10' }, admin);
+      const person = await call(server.url, 'POST', '/users', { email: 'dana@ours.example', name: 'Dana Ours', role: 'reviewer' }, admin);
+      const team = await call(server.url, 'POST', '/teams', { name: 'Finance' }, admin);
+      const rule = await call(server.url, 'POST', '/routing-rules', { name: 'big refunds', priority: 1, assign_to_team_id: team.body.id }, admin);
+      expect(rule.status).toBe(201);
+      expect((await call(server.url, 'DELETE', `/routing-rules/${rule.body.id}`, undefined, admin)).status).toBe(204);
+      // Another organization's review of the same kind: its log is its own.
+      await call(server.url, 'POST', '/reviews', { task_type: 'secret-task', proposed_action: 'Theirs' }, bearer(theirs.body.api_key.key));
+
+      const page = (await call(server.url, 'GET', '/audit-logs', undefined, admin)).body;
+      const named = Object.fromEntries(page.targets.map((target: { type: string; id: number; name: string }) => [`${target.type}:${target.id}`, target]));
+      expect(named[`review:${review.body.id}`]).toEqual({ type: 'review', id: review.body.id, name: 'refund', links: { dashboard: `https://greenlight.example.org/#/reviews/${review.body.id}` } });
+      expect(named[`user:${person.body.id}`]).toMatchObject({ name: 'Dana Ours' });
+      expect(named[`team:${team.body.id}`]).toMatchObject({ name: 'Finance' });
+      expect(named[`organization:${ours.body.organization.id}`]).toMatchObject({ name: 'Ours' });
+      expect(page.entries.some((entry: { target_type: string; target_id: number }) => entry.target_type === 'routing_rule' && entry.target_id === rule.body.id)).toBe(true);
+      expect(named[`routing_rule:${rule.body.id}`]).toBeUndefined();
+      expect(JSON.stringify(page.targets)).not.toMatch(/secret-task|Theirs/);
+      // Every entry's hash still covers exactly what it was written with.
+      expect((await call(server.url, 'GET', '/audit-logs/verify', undefined, admin)).body.valid).toBe(true);
+    });
+  });
+});
