@@ -4,7 +4,7 @@ import path from 'node:path';
 import { GreenlightClient, ToolCallReviewer } from '@greenlight/client';
 import type { Locator, Page } from 'playwright';
 import { describe, expect, it } from 'vitest';
-import { dashboardInBrowser, letUndoWindowPass } from '../support/browser.js';
+import { dashboardInBrowser, letUndoWindowPass, reviewerContext } from '../support/browser.js';
 import { preToolUse, runHook } from '../support/claude-code.js';
 import { call } from '../support/server.js';
 
@@ -18,7 +18,7 @@ fs.mkdirSync(SCREENSHOTS, { recursive: true });
 const running = dashboardInBrowser('greenlight-diffs-');
 
 async function openDashboard(viewport = { width: 1280, height: 800 }, bypassCSP = false): Promise<Page> {
-  const context = await running.browser.newContext({ viewport, bypassCSP });
+  const context = await reviewerContext(running.browser, { viewport, bypassCSP });
   // Time runs as usual; a test moves it past a decision's undo window.
   await context.clock.install();
   const page = await context.newPage();
