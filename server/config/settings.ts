@@ -25,7 +25,7 @@ export interface Config {
   dashboard_port: number;
   /** Where the dashboard server sends `/api/*`; empty means this machine's own API. */
   api_url: string;
-  /** The dashboard's address as people reach it (hosted edition: invitation links; https makes cookies Secure). */
+  /** The dashboard's address as people reach it (reviews' `links.dashboard`, invitation links; https makes cookies Secure). */
   public_url: string;
   /** Absolute path; relative paths are resolved when the config is loaded. */
   data_dir: string;
@@ -277,7 +277,7 @@ export const SETTINGS = [
   setting(
     'public_url',
     '',
-    'Hosted edition: the dashboard\'s address as people reach it, e.g. https://review.example.com; invitation links point there, and https:// marks session cookies Secure. Empty: http://<dashboard_host>:<dashboard_port>.',
+    'The dashboard\'s address as people reach it, e.g. https://review.example.com: each review\'s links.dashboard and (hosted edition) invitation links point there, and https:// marks session cookies Secure. Empty: http://<dashboard_host>:<dashboard_port>, and in the hosted edition reviews carry no links.',
     url,
   ),
   setting('data_dir', './greenlight-data', 'Directory for the database and uploaded files (relative to this file).', text({ allowEmpty: false })),

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { Page } from 'playwright';
 import { describe, expect, it } from 'vitest';
 import { dashboardInBrowser, letUndoWindowPass, reviewerContext } from '../support/browser';
@@ -9,6 +10,7 @@ import { call } from '../support/server';
  */
 
 const running = dashboardInBrowser('greenlight-review-links-');
+const SCREENSHOTS = path.resolve(__dirname, '..', '..', 'docs', 'screenshots');
 
 async function file(body: Record<string, unknown>): Promise<{ id: number; links: { dashboard: string } }> {
   const created = await call(running.server.url, 'POST', '/reviews', { urgency: 'medium', ...body });
@@ -73,6 +75,7 @@ describe('a review by its address', () => {
     expect(await detail.textContent()).toContain('kim@example.com');
     expect(await detail.textContent()).toContain('Still open upstream.');
     expect(await page.locator('.nav a[aria-current="page"]').textContent()).toBe('History');
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'review-page.png') });
 
     await page.getByRole('link', { name: '← History' }).click();
     const row = page.locator('.history tbody tr', { hasText: `link-decided #${decided.id}` });
@@ -118,6 +121,7 @@ describe('names', () => {
     const prompt = page.getByRole('dialog', { name: 'Who is deciding?' });
     await expect.poll(() => prompt.isVisible()).toBe(true);
     await prompt.getByLabel('Your name or e-mail').fill('Robin Reviewer');
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'reviewer-name-prompt.png') });
     await prompt.getByRole('button', { name: 'Save and decide' }).click();
     await letUndoWindowPass(page);
     const decidedOne = async () => (await call(running.server.url, 'GET', `/reviews/${one.id}`)).body.decision;
