@@ -1,7 +1,13 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { QueryTypes } from 'sequelize';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../server/db/connection';
+import { migrate } from '../../server/db/migrate';
+import { createTestDatabase, TEST_DATABASE_URL } from '../support/postgres';
 import { call, eventually, expectProblem, startTestServer, type TestServer } from '../support/server';
+import { makeTempDir } from '../support/temp';
 
 const OPERATOR_KEY = 'operator-key-for-review-link-tests-0123456789';
 const bearer = (key: string): { headers: Record<string, string> } => ({ headers: { authorization: `Bearer ${key}` } });
@@ -117,6 +123,36 @@ describe('agent_name', () => {
       const unregistered = await call(hosted.url, 'POST', '/reviews', { task_type: 'refund', proposed_action: 'Refund EUR 12', agent_name: 'script' }, admin);
       expect(unregistered.body).toMatchObject({ agent_id: null, agent_name: 'script' });
     });
+  });
+});
+
+describe('migration 0020', () => {
+  it("names the reviews filed before it by registered agents after their agent, within the review's organization", async () => {
+    const temp = makeTempDir();
+    const database = TEST_DATABASE_URL ? await createTestDatabase({ empty: true }) : null;
+    const db = await openDatabase(database?.url ?? `sqlite:${path.join(temp.dir, 'greenlight.db')}`);
+    try {
+      await migrate(db.sequelize, { to: '0018-webhook-delivery-queue' });
+      await db.sequelize.query("INSERT INTO organizations (id, name, settings, created_at, updated_at) VALUES (1, 'Ours', '{}', 0, 0), (2, 'Theirs', '{}', 0, 0)");
+      await db.sequelize.query("INSERT INTO agents (id, organization_id, name, metadata, created_at) VALUES (1, 1, 'refund-bot', '{}', 0)");
+      const review = (id: number, organizationId: number | null, agentId: number | null): string =>
+        `(${id}, ${organizationId ?? 'NULL'}, ${agentId ?? 'NULL'}, 'refund', 'Refund', 'medium', '{}', 'pending', 0, 0)`;
+      await db.sequelize.query(
+        `INSERT INTO reviews (id, organization_id, agent_id, task_type, proposed_action, urgency, metadata, status, created_at, updated_at) VALUES ${[
+          review(1, 1, 1),
+          review(2, 2, 1),
+          review(3, null, 1),
+          review(4, 1, null),
+        ].join(', ')}`,
+      );
+      expect(await migrate(db.sequelize)).toContain('0020-agent-names');
+      const rows = await db.sequelize.query<{ id: number; agent_name: string | null }>('SELECT id, agent_name FROM reviews ORDER BY id', { type: QueryTypes.SELECT });
+      expect(rows.map((row) => [Number(row.id), row.agent_name])).toEqual([[1, 'refund-bot'], [2, null], [3, null], [4, null]]);
+    } finally {
+      await db.close();
+      await database?.drop();
+      temp.remove();
+    }
   });
 });
 
