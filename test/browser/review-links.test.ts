@@ -18,8 +18,8 @@ async function file(body: Record<string, unknown>): Promise<{ id: number; links:
   return created.body;
 }
 
-async function open(address: string, asked = true): Promise<Page> {
-  const context = asked ? await reviewerContext(running.browser, { viewport: { width: 1280, height: 800 } }) : await running.browser.newContext({ viewport: { width: 1280, height: 800 } });
+async function open(address: string, asked = true, viewport = { width: 1280, height: 800 }): Promise<Page> {
+  const context = asked ? await reviewerContext(running.browser, { viewport }) : await running.browser.newContext({ viewport });
   await context.clock.install();
   const page = await context.newPage();
   page.on('pageerror', (error) => {
@@ -84,6 +84,17 @@ describe('a review by its address', () => {
     await expect.poll(() => page.locator('.review-page').textContent()).toContain('Close ticket 77 (link test)');
     await page.goBack();
     await expect.poll(() => page.locator('.history tbody tr', { hasText: `link-decided #${decided.id}` }).count()).toBe(1);
+    await page.context().close();
+  });
+
+  it('covers the queue with the review on a narrow window, as one opened from the queue does', async () => {
+    const review = await file({ task_type: 'link-narrow', proposed_action: 'Merge pull request 77 (narrow link)', urgency: 'low' });
+    const page = await open(review.links.dashboard, true, { width: 420, height: 800 });
+    await expect.poll(() => page.locator('.detail-pane').textContent()).toContain('Merge pull request 77 (narrow link)');
+    expect(await page.locator('.detail-pane').isVisible()).toBe(true);
+    expect(await page.locator('.queue-pane').isVisible()).toBe(false);
+    await page.getByRole('button', { name: '← Queue' }).click();
+    await expect.poll(() => page.locator('.queue-pane').isVisible()).toBe(true);
     await page.context().close();
   });
 
