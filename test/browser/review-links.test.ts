@@ -102,8 +102,13 @@ describe('a review by its address', () => {
     const page = await open(`${running.server.dashboardUrl}/#/reviews/987654`);
     await expect.poll(() => page.locator('.review-missing').textContent()).toContain('Review #987654 was not found');
     expect(await page.locator('.review-missing').getAttribute('role')).toBe('alert');
+    await file({ task_type: 'link-missing', proposed_action: 'Something pending (missing link)' });
     await page.getByRole('link', { name: 'Go to the queue' }).click();
     await expect.poll(() => page.locator('.queue-pane').count()).toBe(1);
+    // The queue opens its first review, and the address names it.
+    await expect.poll(() => hashOf(page)).toMatch(/^#\/reviews\/\d+$/);
+    const selected = await page.locator('.queue-list [aria-selected="true"]').getAttribute('id');
+    expect(selected).toBe(`review-${hashOf(page).split('/')[2]}`);
     await page.context().close();
   });
 });

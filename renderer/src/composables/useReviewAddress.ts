@@ -68,10 +68,11 @@ export function useReviewAddress(
   }
   watch([addressedId, inside], follow, { immediate: true });
 
+  // Back in the queue from another view, too: the address names the review it shows.
   watch(
-    () => queue.selectedId,
-    (id) => {
-      if (id === null || !showsQueue.value) return;
+    [() => queue.selectedId, showsQueue],
+    ([id, shown]) => {
+      if (id === null || !shown) return;
       const named = addressedId.value;
       if (named === id) return;
       const movedAway = typeof named === 'number' && queue.shown.some((r) => r.id === named);
