@@ -28,6 +28,7 @@ const ON_POSTGRES = [
   'test/http/people.test.ts',
   'test/http/policy.test.ts',
   'test/http/review-with-attachments.test.ts',
+  'test/http/review-links.test.ts',
   'test/http/reviews.test.ts',
   'test/http/routing-rules.test.ts',
   'test/http/statistics-concurrency.test.ts',

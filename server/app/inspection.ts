@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { sqliteFile } from '../config/load';
-import type { Config } from '../config/settings';
+import { type Config, reviewLinkBaseOf } from '../config/settings';
 import { type Database, openDatabase } from '../db/connection';
 import { pendingMigrations } from '../db/migrate';
 import { defineModels } from '../db/models';
@@ -65,7 +65,7 @@ export async function openInspection(config: Config): Promise<Inspection> {
   }
   return {
     location: db.location,
-    reviews: new ReadReviews({ reviews: new ReviewStore(db, defineModels(db.sequelize)) }),
+    reviews: new ReadReviews({ reviews: new ReviewStore(db, defineModels(db.sequelize), reviewLinkBaseOf(config)) }),
     statistics: new StatisticsService(new StatisticsQuery(db.sequelize)),
     close: () => db.close(),
   };

@@ -1,4 +1,4 @@
-import { type Config, publicUrlOf } from '../config/settings';
+import { type Config, publicUrlOf, reviewLinkBaseOf } from '../config/settings';
 import type { Database } from '../db/connection';
 import type { DiskReport } from '../system/disk-space';
 import { defineModels } from '../db/models';
@@ -80,17 +80,18 @@ export interface ServiceOptions {
 }
 
 /** The repositories over one database. */
-function storesOn(db: Database) {
+function storesOn(db: Database, config: Config) {
   const models = defineModels(db.sequelize);
+  const dashboardUrl = reviewLinkBaseOf(config);
   return {
-    reviews: new ReviewStore(db, models),
+    reviews: new ReviewStore(db, models, dashboardUrl),
     feedback: new FeedbackStore(models),
     attachments: new AttachmentStore(models),
     statistics: new StatisticsQuery(db.sequelize),
     organizations: new OrganizationStore(db),
     agents: new AgentStore(db),
     people: new PeopleStore(db),
-    audit: new AuditStore(db),
+    audit: new AuditStore(db, dashboardUrl),
     routingRules: new RoutingRuleStore(db),
     workflows: new WorkflowStore(db),
     webhooks: new WebhookStore(db),
@@ -125,7 +126,7 @@ export async function openServices(config: Config, log: Logger, { clock = Date.n
   const edition = editionOf(config);
   const storage = await openStorage(config, log, clock);
   const { db } = storage;
-  const stores = storesOn(db);
+  const stores = storesOn(db, config);
   const { feed, outbox, unitOfWork } = writesOn(db, stores, edition, clock, log);
   const policy = policyHolder(config.routing);
   const waiters = new DecisionWaiters(feed);

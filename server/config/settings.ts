@@ -25,7 +25,7 @@ export interface Config {
   dashboard_port: number;
   /** Where the dashboard server sends `/api/*`; empty means this machine's own API. */
   api_url: string;
-  /** The dashboard's address as people reach it (hosted edition: invitation links; https makes cookies Secure). */
+  /** The dashboard's address as people reach it (reviews' `links.dashboard`, invitation links; https makes cookies Secure). */
   public_url: string;
   /** Absolute path; relative paths are resolved when the config is loaded. */
   data_dir: string;
@@ -277,7 +277,7 @@ export const SETTINGS = [
   setting(
     'public_url',
     '',
-    'Hosted edition: the dashboard\'s address as people reach it, e.g. https://review.example.com; invitation links point there, and https:// marks session cookies Secure. Empty: http://<dashboard_host>:<dashboard_port>.',
+    'The dashboard\'s address as people reach it, e.g. https://review.example.com: each review\'s links.dashboard and (hosted edition) invitation links point there, and https:// marks session cookies Secure. Empty: http://<dashboard_host>:<dashboard_port>, and in the hosted edition reviews carry no links.',
     url,
   ),
   setting('data_dir', './greenlight-data', 'Directory for the database and uploaded files (relative to this file).', text({ allowEmpty: false })),
@@ -406,6 +406,17 @@ export function apiUrlOf(config: Pick<Config, 'api_url' | 'api_host' | 'api_port
 
 export function dashboardUrlOf(config: Pick<Config, 'dashboard_host' | 'dashboard_port'>): string {
   return `http://${reachableHost(config.dashboard_host)}:${config.dashboard_port}`;
+}
+
+/**
+ * The dashboard address a review's `links.dashboard` points into, where it is known: `public_url`
+ * when set; in the self-hosted edition without it, this machine's dashboard address (where
+ * `greenlight start` and the desktop app serve it). The hosted edition without `public_url` has
+ * none: its machine's own address is not where an organization's people reach it.
+ */
+export function reviewLinkBaseOf(config: Pick<Config, 'edition' | 'public_url' | 'dashboard_host' | 'dashboard_port'>): string | null {
+  if (config.public_url) return config.public_url;
+  return config.edition === 'self-hosted' ? dashboardUrlOf(config) : null;
 }
 
 /** The dashboard as people reach it: `public_url` when set, else this machine's dashboard address. */

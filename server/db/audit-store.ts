@@ -3,7 +3,8 @@ import type { Database } from './database';
 import { isoTime } from './time';
 import { transactionOf } from './unit-of-work';
 import { entryHash, GENESIS_HASH } from '../domain/organizations/audit';
-import type { AuditActor, AuditHead, AuditRecord } from '../domain/organizations/records';
+import type { AuditActor, AuditHead, AuditRecord, AuditTarget } from '../domain/organizations/records';
+import { reviewLinks } from '../domain/reviews/records';
 import type { AuditEntryInput, Tx } from '../domain/shared/unit-of-work';
 import type { AuditFilters, AuditRepository } from '../domain/organizations/ports';
 
@@ -55,8 +56,28 @@ const FILTER_SQL: Record<keyof AuditFilters, string> = {
   until: 'created_at <= $until',
 };
 
+/**
+ * Where each kind of target the log names lives, and the column people know it by. Each is
+ * read within the organization (`organization_id`), so no other organization's name shows.
+ */
+const TARGET_TABLES: Readonly<Record<string, readonly [table: string, nameColumn: string]>> = {
+  review: ['reviews', 'task_type'],
+  user: ['users', 'name'],
+  team: ['teams', 'name'],
+  api_key: ['api_keys', 'name'],
+  agent: ['agents', 'name'],
+  routing_rule: ['routing_rules', 'name'],
+  workflow: ['workflows', 'name'],
+  webhook: ['webhooks', 'url'],
+  attachment: ['attachments', 'file_name'],
+};
+
 export class AuditStore implements AuditRepository {
-  constructor(private readonly db: Database) {}
+  /** `dashboardUrl`: as the reviews' `links` take it; null where it is not known. */
+  constructor(
+    private readonly db: Database,
+    private readonly dashboardUrl: string | null = null,
+  ) {}
 
   async append(tx: Tx, entries: readonly AuditEntryInput[], actor: AuditActor, now: number): Promise<void> {
     const transaction = transactionOf(tx);
@@ -110,6 +131,36 @@ export class AuditStore implements AuditRepository {
       type: QueryTypes.SELECT,
     });
     return rows.map(toRecord);
+  }
+
+  async targets(organizationId: number, refs: ReadonlyArray<{ type: string; id: number }>): Promise<AuditTarget[]> {
+    const idsByType = new Map<string, Set<number>>();
+    for (const { type, id } of refs) idsByType.set(type, (idsByType.get(type) ?? new Set()).add(id));
+    const found = await Promise.all(
+      [...idsByType].map(async ([type, ids]): Promise<AuditTarget[]> => {
+        if (type === 'organization') {
+          if (!ids.has(organizationId)) return [];
+          const [row] = await this.db.sequelize.query<{ name: string }>('SELECT name FROM organizations WHERE id = :organizationId', {
+            replacements: { organizationId },
+            type: QueryTypes.SELECT,
+          });
+          return row ? [{ type, id: organizationId, name: row.name }] : [];
+        }
+        const kind = TARGET_TABLES[type];
+        if (!kind) return [];
+        const [table, nameColumn] = kind;
+        const rows = await this.db.sequelize.query<{ id: number; name: string }>(
+          `SELECT id, ${nameColumn} AS name FROM ${table} WHERE organization_id = :organizationId AND id IN (:ids)`,
+          { replacements: { organizationId, ids: [...ids] }, type: QueryTypes.SELECT },
+        );
+        return rows.map((row) => {
+          const id = Number(row.id);
+          const links = type === 'review' ? reviewLinks(this.dashboardUrl, id) : undefined;
+          return { type, id, name: row.name, ...(links && { links }) };
+        });
+      }),
+    );
+    return found.flat();
   }
 
   async chain(organizationId: number, after: number, limit: number): Promise<AuditRecord[]> {

@@ -2,7 +2,7 @@ import { DataTypes, type Model, type ModelStatic, type Sequelize } from 'sequeli
 import type { AttachmentRecord, DecisionRecord, FeedbackRecord, ReviewRecord } from '../domain/reviews/records';
 
 /** A review row as stored: times in epoch milliseconds, metadata as JSON text. */
-export type ReviewRow = Omit<ReviewRecord, 'metadata' | 'created_at' | 'updated_at' | 'decided_at' | 'expires_at' | 'decision'> & {
+export type ReviewRow = Omit<ReviewRecord, 'metadata' | 'created_at' | 'updated_at' | 'decided_at' | 'expires_at' | 'decision' | 'workflow' | 'links'> & {
   metadata: string;
   created_at: number;
   updated_at: number;
@@ -41,6 +41,7 @@ export function defineModels(sequelize: Sequelize): Models {
     id: { type: DataTypes.INTEGER, primaryKey: true, autoIncrement: true },
     organization_id: DataTypes.INTEGER,
     agent_id: DataTypes.INTEGER,
+    agent_name: DataTypes.STRING(255),
     task_type: { type: DataTypes.STRING(255), allowNull: false },
     proposed_action: { type: DataTypes.TEXT, allowNull: false },
     agent_reasoning: DataTypes.TEXT,

@@ -9,7 +9,7 @@ import { transactionOf } from './unit-of-work';
 import type { DecisionOutcome, DueReview, IdempotencyClaim, NewReview, ReviewRepository } from '../domain/reviews/ports';
 import type { Scope } from '../domain/shared/principal';
 import type { Tx } from '../domain/shared/unit-of-work';
-import { type DecisionInput, type DecisionRecord, IDEMPOTENCY_KEY_LIFETIME_MS, type ReviewFilters, type ReviewOrder, type ReviewRecord, STATUS_AFTER } from '../domain/reviews/records';
+import { type DecisionInput, type DecisionRecord, IDEMPOTENCY_KEY_LIFETIME_MS, type ReviewFilters, type ReviewOrder, type ReviewRecord, reviewLinks, STATUS_AFTER } from '../domain/reviews/records';
 import { ClaimTaken } from '../domain/reviews/submitting';
 
 export function toDecisionRecord(row: DecisionRow): DecisionRecord {
@@ -25,7 +25,8 @@ export function toDecisionRecord(row: DecisionRow): DecisionRecord {
   };
 }
 
-export function toReviewRecord(row: ReviewRow, decision: DecisionRow | null): ReviewRecord {
+function toReviewRecord(row: ReviewRow, decision: DecisionRow | null, dashboardUrl: string | null): ReviewRecord {
+  const links = reviewLinks(dashboardUrl, row.id);
   return {
     id: row.id,
     task_type: row.task_type,
@@ -37,6 +38,7 @@ export function toReviewRecord(row: ReviewRow, decision: DecisionRow | null): Re
     metadata: JSON.parse(row.metadata) as ReviewRecord['metadata'],
     organization_id: row.organization_id,
     agent_id: row.agent_id,
+    agent_name: row.agent_name,
     status: row.status,
     assigned_to: row.assigned_to,
     assigned_team: row.assigned_team,
@@ -46,11 +48,12 @@ export function toReviewRecord(row: ReviewRow, decision: DecisionRow | null): Re
     decided_at: row.decided_at === null ? null : isoTime(row.decided_at),
     expires_at: row.expires_at === null ? null : isoTime(row.expires_at),
     decision: decision ? toDecisionRecord(decision) : null,
+    ...(links && { links }),
   };
 }
 
 const REVIEW_COLUMNS = [
-  'organization_id', 'agent_id', 'task_type', 'proposed_action', 'agent_reasoning', 'confidence_score', 'urgency', 'framework',
+  'organization_id', 'agent_id', 'agent_name', 'task_type', 'proposed_action', 'agent_reasoning', 'confidence_score', 'urgency', 'framework',
   'metadata', 'status', 'assigned_to', 'assigned_team', 'routing_rule', 'created_at', 'updated_at', 'decided_at', 'expires_at',
 ] as const satisfies ReadonlyArray<keyof ReviewRow>;
 
@@ -60,10 +63,16 @@ type ReviewWithDecision = ReviewRow & { decision: DecisionRow | null };
 
 /** Persistence of reviews and decisions. Writes run in the transaction of a unit of work. */
 export class ReviewStore implements ReviewRepository {
+  /** `dashboardUrl`: the dashboard as people reach it, for each record's `links`; null where it is not known. */
   constructor(
     private readonly db: Database,
     private readonly models: Models,
+    private readonly dashboardUrl: string | null = null,
   ) {}
+
+  private record(row: ReviewRow, decision: DecisionRow | null): ReviewRecord {
+    return toReviewRecord(row, decision, this.dashboardUrl);
+  }
 
   /** Stores a new review as the policy placed it, and a rule's decision with it. */
   async insert(tx: Tx, review: NewReview, claim?: IdempotencyClaim): Promise<ReviewRecord> {
@@ -79,12 +88,12 @@ export class ReviewStore implements ReviewRepository {
     // The hot path of every create: one plain INSERT, not a model instance built, validated and read back.
     const id = await this.db.insertReturningId(INSERT_REVIEW, row, transaction);
     if (claim) await this.recordClaim(claim, id, row.organization_id, review.created_at, transaction);
-    if (!autoDecision) return toReviewRecord({ id, ...row }, null);
+    if (!autoDecision) return this.record({ id, ...row }, null);
     const decision = await this.models.Decision.create(
       { review_id: id, organization_id: row.organization_id, reviewer_id: null, modified_action: null, created_at: review.created_at, ...autoDecision },
       { transaction },
     );
-    return toReviewRecord({ id, ...row }, decision.get({ plain: true }));
+    return this.record({ id, ...row }, decision.get({ plain: true }));
   }
 
   /**
@@ -159,7 +168,7 @@ export class ReviewStore implements ReviewRepository {
       nest: true,
       transaction,
     })) as unknown as ReviewWithDecision | null;
-    return row ? toReviewRecord(row, decisionOrNull(row.decision)) : null;
+    return row ? this.record(row, decisionOrNull(row.decision)) : null;
   }
 
   /**
@@ -193,7 +202,7 @@ export class ReviewStore implements ReviewRepository {
       raw: true,
       nest: true,
     })) as unknown as ReviewWithDecision[];
-    return { total, reviews: rows.map((row) => toReviewRecord(row, decisionOrNull(row.decision))) };
+    return { total, reviews: rows.map((row) => this.record(row, decisionOrNull(row.decision))) };
   }
 
   private async count(filters: ReviewFilters, where: WhereOptions<ReviewRow>): Promise<number> {
@@ -239,7 +248,7 @@ export class ReviewStore implements ReviewRepository {
       },
       { transaction },
     );
-    return { outcome: 'recorded', review: toReviewRecord(review, decision.get({ plain: true })) };
+    return { outcome: 'recorded', review: this.record(review, decision.get({ plain: true })) };
   }
 }
 

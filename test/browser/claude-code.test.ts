@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { dashboardInBrowser, letUndoWindowPass } from '../support/browser';
+import { dashboardInBrowser, letUndoWindowPass, reviewerContext } from '../support/browser';
 import { preToolUse, runHook } from '../support/claude-code';
 
 // A Claude Code tool call, through `greenlight hook claude-code`, decided in the real
@@ -12,7 +12,7 @@ it('shows a Bash call as its command, and a modification reaches Claude Code as 
     ['--api-url', running.server.url, '--wait', '60'],
     preToolUse('Bash', { command: 'git push --force origin main', description: 'Push the rebased branch' }),
   );
-  const context = await running.browser.newContext();
+  const context = await reviewerContext(running.browser);
   await context.clock.install();
   const page = await context.newPage();
   await page.goto(running.server.dashboardUrl!);

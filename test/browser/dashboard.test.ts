@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { axeViolations, launchChromium, letUndoWindowPass } from '../support/browser';
+import { axeViolations, launchChromium, letUndoWindowPass, reviewerContext } from '../support/browser';
 import { type RunningCli, startWithDashboard, stopProgram } from '../support/cli';
 import { attach, onePagePdf, seedSampleReviews } from '../support/seed';
 import { gradientPng } from '../support/png';
@@ -41,7 +41,7 @@ afterAll(async () => {
 });
 
 async function openDashboard(options: { width?: number; height?: number; bypassCSP?: boolean } = {}): Promise<Page> {
-  const context = await browser.newContext({
+  const context = await reviewerContext(browser, {
     viewport: { width: options.width ?? 1280, height: options.height ?? 800 },
     bypassCSP: options.bypassCSP ?? false,
   });
@@ -240,7 +240,7 @@ describe('the reviewer dashboard', () => {
     const review = await post('/reviews', { task_type: 'ui-race', proposed_action: 'Disable 2FA for user 77', urgency: 'high' });
     // Live events held back, as on a slow connection: the reviewer does not learn of the
     // other decision before clicking.
-    const slowContext = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const slowContext = await reviewerContext(browser, { viewport: { width: 1280, height: 800 } });
     await slowContext.clock.install();
     const slow = await slowContext.newPage();
     await slow.route('**/api/events', (route) => route.abort());
@@ -293,7 +293,7 @@ describe('the reviewer dashboard', () => {
   });
 
   it('sends a browser notification for a critical review while the tab is hidden, once allowed', async () => {
-    const context = await browser.newContext();
+    const context = await reviewerContext(browser);
     await context.grantPermissions(['notifications'], { origin: dashboard });
     const page = await context.newPage();
     // Headless Chromium has no hidden tabs or notification centre: the page is told it is
@@ -336,7 +336,7 @@ describe('the reviewer dashboard', () => {
     const fresh = await separateGreenlight();
     try {
       const ids = await seedSampleReviews(fresh.url);
-      const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+      const context = await reviewerContext(browser, { viewport: { width: 1280, height: 800 } });
       const page = await context.newPage();
       await page.goto(fresh.dashboardUrl!);
       await expect.poll(() => page.locator('.queue-item').count()).toBe(3);
@@ -492,7 +492,7 @@ describe('dates and decided reviews', () => {
     await page.getByRole('link', { name: 'History' }).click();
     const historyRow = page.locator('.history tbody tr', { hasText: `ui-dates #${review.id}` });
     await expect.poll(() => historyRow.locator('td').first().textContent()).toBe(decided);
-    await historyRow.getByRole('button').click();
+    await historyRow.getByRole('link').click();
     await expect.poll(() => page.locator('.detail-head .age').textContent()).toMatch(new RegExp(`^decided ${decided} after \\d+s$`));
     expect(await page.locator('.timeline time').allTextContents()).toEqual([requested, decided]);
     await page.context().close();
@@ -509,7 +509,7 @@ describe('queue filters', () => {
       await create('high', 'refund', 'Refund invoice 1042');
       await create('low', 'refund', 'Refund invoice 1043');
       await create('low', 'email', 'Send the weekly digest');
-      const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
+      const page = await (await reviewerContext(browser, { viewport: { width: 1280, height: 800 } })).newPage();
       await page.goto(fresh.dashboardUrl!);
       const counts = () => page.locator('.urgency-counts button').allTextContents();
       const chips = () => page.locator('.filter-chips .chip').allTextContents();
@@ -565,7 +565,7 @@ async function pendingShown(page: Page): Promise<{ all: number; critical: number
 
 describe('live updates around (re)connecting', () => {
   it('shows a critical review created while the live stream was still opening, and counts it', async () => {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const context = await reviewerContext(browser, { viewport: { width: 1280, height: 800 } });
     const page = await context.newPage();
     let openStream!: () => void;
     const streamMayOpen = new Promise<void>((resolve) => (openStream = resolve));
@@ -589,7 +589,7 @@ describe('live updates around (re)connecting', () => {
   });
 
   it('shows a review created while the stream was reconnecting', async () => {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const context = await reviewerContext(browser, { viewport: { width: 1280, height: 800 } });
     const page = await context.newPage();
     let streams = 0;
     let reconnecting!: () => void;
@@ -622,7 +622,7 @@ describe('live updates around (re)connecting', () => {
   });
 
   it('loses no review created while the dashboard was re-reading after connecting', async () => {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const context = await reviewerContext(browser, { viewport: { width: 1280, height: 800 } });
     const page = await context.newPage();
     // The reads reach the server at once, but their answers are held back: the server answered
     // before the review below existed, and the page learns of it first from the live stream.
@@ -673,7 +673,7 @@ describe('the dashboard with authentication on', () => {
         headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
         body: JSON.stringify({ task_type: 'ui-auth', proposed_action: 'Only with the key' }),
       });
-      const page = await browser.newPage();
+      const page = await (await reviewerContext(browser)).newPage();
       await page.goto(secured.dashboardUrl!);
       const prompt = page.getByRole('dialog', { name: 'This Greenlight server needs an API key' });
       await expect.poll(() => prompt.isVisible()).toBe(true);
@@ -875,7 +875,7 @@ describe('a reviewer sees exactly what will run', () => {
     const row = page.locator('.history tbody tr', { hasText: `ui-sql #${decided.id}` });
     await expect.poll(() => addedLines(row)).toEqual(drawnAsCode);
     expect(await row.locator('.diff-line.removed').count()).toBe(1);
-    await row.getByRole('button', { name: `ui-sql #${decided.id}` }).click();
+    await row.getByRole('link', { name: `ui-sql #${decided.id}` }).click();
     const decision = page.locator('section', { has: page.locator('#decision-heading') });
     await expect.poll(() => addedLines(decision)).toEqual(drawnAsCode);
     await decision.getByRole('button', { name: 'Show the approved text alone' }).click();

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright';
 import { describe, expect, it } from 'vitest';
-import { dashboardInBrowser } from '../support/browser';
+import { dashboardInBrowser, reviewerContext } from '../support/browser';
 
 /**
  * The dashboard as the desktop app shows it. Electron cannot run here, so the page gets a
@@ -18,7 +18,7 @@ interface BridgeRecord {
 }
 
 async function openWithBridge(): Promise<Page> {
-  const context = await running.browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const context = await reviewerContext(running.browser, { viewport: { width: 1280, height: 800 } });
   // Allowed and hidden: a plain browser tab would raise a notification for a critical review.
   await context.grantPermissions(['notifications'], { origin: running.server.dashboardUrl });
   const page = await context.newPage();

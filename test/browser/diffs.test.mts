@@ -4,7 +4,7 @@ import path from 'node:path';
 import { GreenlightClient, ToolCallReviewer } from '@greenlight/client';
 import type { Locator, Page } from 'playwright';
 import { describe, expect, it } from 'vitest';
-import { dashboardInBrowser, letUndoWindowPass } from '../support/browser.js';
+import { dashboardInBrowser, letUndoWindowPass, reviewerContext } from '../support/browser.js';
 import { preToolUse, runHook } from '../support/claude-code.js';
 import { call } from '../support/server.js';
 
@@ -18,7 +18,7 @@ fs.mkdirSync(SCREENSHOTS, { recursive: true });
 const running = dashboardInBrowser('greenlight-diffs-');
 
 async function openDashboard(viewport = { width: 1280, height: 800 }, bypassCSP = false): Promise<Page> {
-  const context = await running.browser.newContext({ viewport, bypassCSP });
+  const context = await reviewerContext(running.browser, { viewport, bypassCSP });
   // Time runs as usual; a test moves it past a decision's undo window.
   await context.clock.install();
   const page = await context.newPage();
@@ -114,7 +114,7 @@ describe('a modified review', () => {
     expect(await row.locator('ins.diff-word').allTextContents()).toEqual(['last_seen', '30 days']);
     await page.screenshot({ path: path.join(SCREENSHOTS, 'diff-history.png') });
 
-    await row.getByRole('button', { name: `db-cleanup #${review.id}` }).click();
+    await row.getByRole('link', { name: `db-cleanup #${review.id}` }).click();
     const decision = page.locator('section', { has: page.locator('#decision-heading') });
     await expect.poll(() => linesOf(decision)).toEqual(SQL_DIFF);
     expect(await decision.getByRole('group').getAttribute('aria-label')).toBe('Changes from the proposed to the approved text: 2 lines removed, 2 lines added');
@@ -356,7 +356,7 @@ describe('accessibility', () => {
     });
     const page = await openDashboard({ width: 1280, height: 800 }, true);
     await page.getByRole('link', { name: 'History' }).click();
-    await page.locator('.history tbody tr', { hasText: `axe-diff #${review.id}` }).getByRole('button', { name: `axe-diff #${review.id}` }).click();
+    await page.locator('.history tbody tr', { hasText: `axe-diff #${review.id}` }).getByRole('link', { name: `axe-diff #${review.id}` }).click();
     await expect.poll(() => page.locator('#decision-heading ~ .modified-action .diff-line').count()).toBe(7);
     expect(await axeViolations(page)).toEqual([]);
 

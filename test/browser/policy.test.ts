@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { dashboardInBrowser } from '../support/browser';
+import { dashboardInBrowser, reviewerContext } from '../support/browser';
 import { call } from '../support/server';
 
 const SCREENSHOTS = path.resolve(__dirname, '..', '..', 'docs', 'screenshots');
@@ -30,7 +30,7 @@ describe('the review policy in the dashboard', () => {
     await call(server.url, 'POST', '/reviews', { task_type: 'refund', proposed_action: 'Refund order 1042 in full', urgency: 'high' });
     await call(server.url, 'POST', '/reviews', { task_type: 'email', proposed_action: 'Send the outage e-mail to all customers', urgency: 'critical' });
 
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const context = await reviewerContext(browser, { viewport: { width: 1280, height: 800 } });
     await context.addInitScript(() => window.localStorage.setItem('greenlight.reviewerName', 'dana@example.com'));
     const page = await context.newPage();
     await page.goto(server.dashboardUrl!);

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { GreenlightClient, GreenlightConnectionError, GreenlightError, GreenlightUnavailableError, type GreenlightEvent } from '@greenlight/client';
+import { GreenlightClient, GreenlightConnectionError, GreenlightError, GreenlightUnavailableError, ToolCallReviewer, type GreenlightEvent } from '@greenlight/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { freePort, startCli, stopProgram, type RunningCli } from '../support/cli.js';
 import { decide, pendingReviewOf, RetryLog } from '../support/client.mjs';
@@ -65,6 +65,15 @@ describe('the typed client', () => {
     const review = await client.requestReview({ task_type: 'deadline', proposed_action: 'Wait briefly' }, { wait: 1 });
     expect(review).toMatchObject({ status: 'pending', decision: null });
     expect((await call(server.url, 'GET', '/reviews')).body.total).toBe(1);
+  });
+
+  it("files the agent's name, and a tool review names its agent too", async () => {
+    await start();
+    const filed = await client.createReview({ task_type: 'named', proposed_action: 'Send the invoice', agent_name: 'billing-bot' });
+    expect(filed.agent_name).toBe('billing-bot');
+    const tools = new ToolCallReviewer(client, { framework: 'custom', agentName: 'shell-bot', wait: 1 });
+    await tools.review({ toolName: 'run', input: { command: 'ls' } });
+    expect((await client.listReviews({ task_type: 'custom:run' })).reviews[0].agent_name).toBe('shell-bot');
   });
 
   it('files once for two calls with the same idempotency key', async () => {

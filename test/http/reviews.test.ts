@@ -24,6 +24,7 @@ describe('POST /reviews', () => {
       metadata: {},
       organization_id: null,
       agent_id: null,
+      agent_name: null,
       status: 'pending',
       assigned_to: null,
       assigned_team: null,
@@ -33,6 +34,7 @@ describe('POST /reviews', () => {
       decided_at: null,
       expires_at: null,
       decision: null,
+      links: { dashboard: `http://127.0.0.1:8501/#/reviews/${response.body.id}` },
     });
   });
 

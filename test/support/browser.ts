@@ -1,4 +1,4 @@
-import type { Browser, Page } from 'playwright';
+import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright';
 import { afterAll, beforeAll } from 'vitest';
 import { type RunningCli, startWithDashboard, stopProgram } from './cli';
 import { makeTempDir } from './temp';
@@ -32,6 +32,20 @@ export function dashboardInBrowser(prefix: string, prepare: (dir: string) => voi
     temp?.remove();
   });
   return running;
+}
+
+/**
+ * A browser context of a self-hosted reviewer who was asked their name once already and gave
+ * none, as the dashboard remembers in localStorage: their decisions go out without the prompt
+ * a first decision brings (test/browser/review-links.test.ts tests the prompt itself).
+ */
+export async function reviewerContext(browser: Browser, options: BrowserContextOptions = {}): Promise<BrowserContext> {
+  const context = await browser.newContext(options);
+  // The dashboard's page only: a frame it shows (an attachment's preview) may have no storage.
+  await context.addInitScript(() => {
+    if (window.top === window && window.localStorage) window.localStorage.setItem('greenlight.reviewerNameAsked', 'yes');
+  });
+  return context;
 }
 
 /**

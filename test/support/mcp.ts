@@ -76,18 +76,19 @@ export function describeReviewTools(transport: string, harness: () => McpHarness
       }
       const request = tools.find((tool) => tool.name === 'request_review')!;
       expect(request.inputSchema.required).toEqual(['task_type', 'proposed_action']);
+      expect(request.inputSchema.properties?.agent_name).toMatchObject({ anyOf: [{ type: 'string', minLength: 1, maxLength: 100 }, { type: 'null' }] });
     });
 
     it('creates a review without waiting when blocking is false, visible over REST', async () => {
       const { client, apiUrl } = harness();
-      const result = await callTool(client, 'request_review', { ...refund, urgency: 'high', confidence_score: 0.7, metadata: { order: 1042 }, blocking: false });
+      const result = await callTool(client, 'request_review', { ...refund, urgency: 'high', confidence_score: 0.7, metadata: { order: 1042 }, agent_name: 'refund-bot', blocking: false });
       expect(result.isError).toBeFalsy();
       expect(textOf(result)).toMatch(/^pending\n/);
       const outcome = result.structuredContent as { review_id: number; status: string; action_to_take: string | null };
       expect(outcome).toMatchObject({ status: 'pending', action_to_take: null });
       expect(textOf(result)).toContain(`"review_id": ${outcome.review_id}`);
       const stored = await call(apiUrl, 'GET', `/reviews/${outcome.review_id}`);
-      expect(stored.body).toMatchObject({ ...refund, urgency: 'high', confidence_score: 0.7, metadata: { order: 1042 }, status: 'pending' });
+      expect(stored.body).toMatchObject({ ...refund, urgency: 'high', confidence_score: 0.7, metadata: { order: 1042 }, agent_name: 'refund-bot', status: 'pending' });
     });
 
     it('waits, reporting progress, until a reviewer modifies the action, then says what to do instead', async () => {

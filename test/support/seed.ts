@@ -11,6 +11,7 @@ export const SAMPLE_REVIEWS = [
     urgency: 'high',
     framework: 'langchain',
     agent_id: 7,
+    agent_name: 'refund-bot',
     metadata: { order: { id: 1042, total: 250, currency: 'EUR', lines: [{ sku: 'CHAIR-01', qty: 2 }] }, customer: { tier: 'gold', since: '2019-04-01' } },
   },
   {
@@ -20,6 +21,7 @@ export const SAMPLE_REVIEWS = [
     confidence_score: 0.64,
     urgency: 'critical',
     framework: 'crewai',
+    agent_name: 'schema-bot',
     metadata: { database: 'billing-prod', estimated_lock_seconds: 45 },
   },
   {
@@ -28,6 +30,7 @@ export const SAMPLE_REVIEWS = [
     confidence_score: 0.97,
     urgency: 'low',
     framework: 'autogen',
+    agent_name: 'outreach-agent',
     metadata: { campaign: 'nov-2026' },
   },
   {
@@ -36,6 +39,7 @@ export const SAMPLE_REVIEWS = [
     confidence_score: 0.9,
     urgency: 'medium',
     framework: 'langchain',
+    agent_name: 'release-agent',
     metadata: { change_ticket: 'CHG-8812', tests: { passed: 1423, failed: 0 } },
   },
   {
@@ -45,6 +49,7 @@ export const SAMPLE_REVIEWS = [
     confidence_score: 0.73,
     urgency: 'high',
     framework: 'crewai',
+    agent_name: 'it-helpdesk',
   },
 ] as const;
 

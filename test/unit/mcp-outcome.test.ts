@@ -13,6 +13,7 @@ const pending: ReviewRecord = {
   metadata: {},
   organization_id: null,
   agent_id: null,
+  agent_name: null,
   status: 'pending',
   assigned_to: null,
   assigned_team: null,

@@ -48,7 +48,7 @@ _LONGEST_BACKOFF_SECONDS = 5.0
 # the key is being stored, and 507, a full disk that stored nothing.
 _RETRIED_STATUSES = {408: "timeout", 502: "unavailable", 503: "unavailable", 504: "unavailable", 409: "busy", 429: "busy", 507: "busy"}
 
-_OPTIONAL_REVIEW_FIELDS = {"agent_reasoning", "confidence_score", "urgency", "framework", "metadata", "agent_id"}
+_OPTIONAL_REVIEW_FIELDS = {"agent_reasoning", "confidence_score", "urgency", "framework", "metadata", "agent_id", "agent_name"}
 
 
 @dataclass
@@ -120,6 +120,7 @@ class Client:
         framework: Optional[str] = None,
         metadata: Optional[Record] = None,
         agent_id: Optional[int] = None,
+        agent_name: Optional[str] = None,
         wait: Optional[float] = None,
         idempotency_key: Optional[str] = None,
         on_retry: Optional[RetryCallback] = None,
@@ -152,10 +153,13 @@ class Client:
         stored) or "connection", and ``attempt`` counting re-sends from 1. An exception it raises
         ends the call.
 
+        ``agent_name`` is the name reviewers know the agent by (say "refund-bot"), for an agent
+        with no registered one; a registered agent's name takes its place.
+
         Other answers raise ``GreenlightError``: 400 for an invalid field, 422 for the same key
         with a different body, and so on.
         """
-        body = _review_body(task_type, proposed_action, agent_reasoning, confidence_score, urgency, framework, metadata, agent_id)
+        body = _review_body(task_type, proposed_action, agent_reasoning, confidence_score, urgency, framework, metadata, agent_id, agent_name)
         body["blocking"] = True
         # Encoded once: the server answers 422 to the same key with a different body.
         payload, content_type = _encoded(body, attachments)
@@ -230,7 +234,7 @@ class Client:
     ) -> Record:
         """One plain ``POST /reviews``, not retried; ``fields`` are ``request_review``'s
         (``agent_reasoning``, ``confidence_score``, ``urgency``, ``framework``, ``metadata``,
-        ``agent_id``), and ``attachments`` are stored with the review as ``request_review``
+        ``agent_id``, ``agent_name``), and ``attachments`` are stored with the review as ``request_review``
         stores them. With ``blocking`` the server holds it until a decision or its own limit,
         which answers 408 (raised as ``GreenlightError``); prefer ``request_review`` for waiting."""
         unknown = set(fields) - _OPTIONAL_REVIEW_FIELDS
@@ -353,6 +357,7 @@ def _review_body(
     framework: Optional[str],
     metadata: Optional[Record],
     agent_id: Optional[int],
+    agent_name: Optional[str],
 ) -> Record:
     return _without_none({
         "task_type": task_type,
@@ -363,6 +368,7 @@ def _review_body(
         "framework": framework,
         "metadata": metadata,
         "agent_id": agent_id,
+        "agent_name": agent_name,
     })
 
 

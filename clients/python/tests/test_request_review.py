@@ -46,6 +46,18 @@ def test_a_modification_comes_back_with_the_action_to_carry_out_instead(client, 
     assert review["decision"]["modified_action"] == "Refund EUR 125.00"
 
 
+def test_the_agents_name_reaches_the_reviewer_and_a_blank_one_is_refused(client, task_type, in_background, pending_reviews):
+    waiting = in_background(lambda: client.request_review(task_type, "Send the invoice reminder", agent_name="billing-bot"))
+    [pending] = pending_reviews(client, task_type=task_type)
+    assert pending["agent_name"] == "billing-bot"
+    client.decide(pending["id"], "approve")
+    assert waiting.result(timeout=60)["agent_name"] == "billing-bot"
+
+    with pytest.raises(GreenlightError) as refused:
+        client.create_review(task_type, "Send it again", agent_name="   ")
+    assert refused.value.status == 400
+
+
 def test_at_the_callers_deadline_the_review_comes_back_still_pending(client, task_type, review_count):
     started = time.monotonic()
 

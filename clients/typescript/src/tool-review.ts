@@ -39,6 +39,8 @@ export interface ToolReviewOptions {
   wait?: number;
   urgency?: ReviewInput['urgency'];
   agentId?: number;
+  /** The agent's name as reviewers see it (`agent_name`), for an agent with no registered one. */
+  agentName?: string;
   /** Added to every review's metadata (a run id, a user, a ticket). */
   metadata?: Record<string, unknown>;
   signal?: AbortSignal;
@@ -109,6 +111,7 @@ export class ToolCallReviewer {
         framework: this.options.framework,
         urgency: this.options.urgency,
         agent_id: this.options.agentId,
+        agent_name: this.options.agentName,
         // The call itself last, so no extra metadata can hide what the reviewer is approving.
         metadata: {
           ...this.options.metadata,

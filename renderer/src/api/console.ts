@@ -156,6 +156,7 @@ export type Invitation = Schemas['Invitation'];
 export type InvitedUser = Schemas['InvitedUser'];
 
 export type AuditPage = Schemas['AuditPage'];
+export type AuditTarget = Schemas['AuditTarget'];
 
 /** The audit log's filters as the admin types them; blanks filter nothing. */
 export interface AuditFilterForm {

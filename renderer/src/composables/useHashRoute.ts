@@ -1,11 +1,11 @@
 import { onBeforeUnmount, ref, type Ref } from 'vue';
 
-export const VIEWS = ['queue', 'history', 'statistics', 'console', 'invitation'] as const;
+export const VIEWS = ['queue', 'history', 'statistics', 'console', 'invitation', 'reviews'] as const;
 export type View = (typeof VIEWS)[number];
 
 interface Route {
   view: View;
-  /** What follows the view's name: a console section, an invitation's token. */
+  /** What follows the view's name: a console section, an invitation's token, a review's id. */
   detail: string;
 }
 
@@ -14,12 +14,26 @@ function routeOf(hash: string): Route {
   return (VIEWS as readonly string[]).includes(name) ? { view: name as View, detail: rest.join('/') } : { view: 'queue', detail: '' };
 }
 
+/** A review's address in the dashboard, as `links.dashboard` ends. */
+export const reviewAddress = (id: number): string => `#/reviews/${id}`;
+
+export interface HashRoute {
+  view: Ref<View>;
+  detail: Ref<string>;
+  go: (view: View) => void;
+  /**
+   * Shows a review's address: a new entry of the browser's history (Back returns to the one
+   * before), or, with `replace`, in place of the current one.
+   */
+  goToReview: (id: number, options?: { replace?: boolean }) => void;
+}
+
 /**
- * The current view from `#/queue`, `#/history`, `#/statistics`, `#/console/<section>` or
- * `#/invitation/<token>`, so views survive reloads and links. (An invitation's token stays in
- * the fragment: browsers never send it to a server.)
+ * The current view from `#/queue`, `#/history`, `#/statistics`, `#/console/<section>`,
+ * `#/invitation/<token>` or `#/reviews/<id>`, so views survive reloads and links. (An
+ * invitation's token stays in the fragment: browsers never send it to a server.)
  */
-export function useHashRoute(): { view: Ref<View>; detail: Ref<string>; go: (view: View) => void } {
+export function useHashRoute(): HashRoute {
   const initial = routeOf(location.hash);
   const view = ref<View>(initial.view);
   const detail = ref(initial.detail);
@@ -35,6 +49,17 @@ export function useHashRoute(): { view: Ref<View>; detail: Ref<string>; go: (vie
     detail,
     go: (next) => {
       location.hash = `#/${next}`;
+    },
+    goToReview: (id, { replace = false } = {}) => {
+      const hash = reviewAddress(id);
+      if (location.hash === hash) return;
+      if (!replace) {
+        location.hash = hash;
+        return;
+      }
+      // Replacing fires no hashchange: the route follows here.
+      history.replaceState(history.state, '', hash);
+      onChange();
     },
   };
 }

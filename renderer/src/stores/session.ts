@@ -16,6 +16,8 @@ function storage(kind: 'sessionStorage' | 'localStorage'): Pick<Storage, 'getIte
 
 const KEY_ITEM = 'greenlight.apiKey';
 const REVIEWER_ITEM = 'greenlight.reviewerName';
+/** Set once a self-hosted reviewer has been asked their name (and chose to give none). */
+const NAME_ASKED_ITEM = 'greenlight.reviewerNameAsked';
 
 /**
  * Who is reviewing, and how the API knows it. In the self-hosted edition: an API key, kept for
@@ -31,6 +33,7 @@ export const useSessionStore = defineStore('session', () => {
   const edition = ref<Edition | null>(null);
   const apiKey = ref<string | null>(session.getItem(KEY_ITEM));
   const reviewerName = ref(local.getItem(REVIEWER_ITEM) ?? '');
+  const nameAsked = ref(local.getItem(NAME_ASKED_ITEM) !== null);
   /** The API answered 401: the key prompt is shown. */
   const keyNeeded = ref(false);
   /** A key was sent and refused. */
@@ -47,6 +50,8 @@ export const useSessionStore = defineStore('session', () => {
   const decidingAs = computed(() => account.value?.user.name ?? reviewerName.value);
   /** "Mine" of the signed-in person (hosted edition): their e-mail and their teams. */
   const me = computed(() => (account.value ? { email: account.value.user.email, teams: account.value.teams } : undefined));
+  /** Self-hosted, before a first decision: no name typed, and never asked for one. */
+  const needsReviewerName = computed(() => edition.value === 'self-hosted' && reviewerName.value === '' && !nameAsked.value);
   const canDecide = computed(() => account.value?.user.role !== 'viewer');
   const isAdmin = computed(() => account.value?.user.role === 'admin');
 
@@ -90,11 +95,19 @@ export const useSessionStore = defineStore('session', () => {
     local.setItem(REVIEWER_ITEM, reviewerName.value);
   }
 
+  /** The reviewer was asked their name: whether they gave one or not, they are not asked again. */
+  function reviewerNameAsked(): void {
+    nameAsked.value = true;
+    local.setItem(NAME_ASKED_ITEM, 'yes');
+  }
+
   return {
     edition,
     hosted,
     apiKey,
     reviewerName,
+    needsReviewerName,
+    reviewerNameAsked,
     keyNeeded,
     keyRejected,
     account,

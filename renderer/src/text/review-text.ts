@@ -44,3 +44,11 @@ export function warningBadge(warnings: readonly TextWarning[]): string {
   if (warnings.some((warning) => warning.findings.blankLines > 0)) return 'many blank lines';
   return 'long run of spaces';
 }
+
+/**
+ * How the dashboard names a review's agent: its name (registered, or sent as `agent_name`);
+ * a registered agent of a review filed before names were kept, by its id; null for none.
+ */
+export function agentLabel(review: Pick<ReviewRecord, 'agent_id' | 'agent_name'>): string | null {
+  return review.agent_name ?? (review.agent_id === null ? null : `agent #${review.agent_id}`);
+}

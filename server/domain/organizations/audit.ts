@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
 import type { DomainEvent } from '../shared/events';
-import type { AuditActor, AuditRecord, AuditVerification, HashedFields } from './records';
+import type { AuditActor, AuditRecord, AuditTarget, AuditVerification, HashedFields } from './records';
 import type { AuditEntryInput } from '../shared/unit-of-work';
 import type { AuditFilters, AuditRepository } from './ports';
 import type { Principal } from '../shared/principal';
@@ -98,10 +98,17 @@ export function auditEntryOf(event: DomainEvent): AuditEntryInput | null {
 export class AuditService {
   constructor(private readonly entries: AuditRepository) {}
 
-  async list(organizationId: number, filters: AuditFilters, cursor: number | null, limit: number): Promise<{ entries: AuditRecord[]; next_cursor: number | null }> {
+  /** A page of entries, newest first, with the names of the targets they name. */
+  async list(
+    organizationId: number,
+    filters: AuditFilters,
+    cursor: number | null,
+    limit: number,
+  ): Promise<{ entries: AuditRecord[]; next_cursor: number | null; targets: AuditTarget[] }> {
     const page = await this.entries.list(organizationId, filters, cursor, limit + 1);
     const entries = page.slice(0, limit);
-    return { entries, next_cursor: page.length > limit ? entries[entries.length - 1].id : null };
+    const refs = entries.flatMap((entry) => (entry.target_id === null ? [] : [{ type: entry.target_type, id: entry.target_id }]));
+    return { entries, next_cursor: page.length > limit ? entries[entries.length - 1].id : null, targets: await this.entries.targets(organizationId, refs) };
   }
 
   /**

@@ -2,7 +2,7 @@
 
 import type { KeyScope } from '../shared/principal';
 import type { AuditEntryInput, Tx } from '../shared/unit-of-work';
-import type { AgentRecord, ApiKeyRecord, AuditActor, AuditHead, AuditRecord, OrganizationRecord } from './records';
+import type { AgentRecord, ApiKeyRecord, AuditActor, AuditHead, AuditRecord, AuditTarget, OrganizationRecord } from './records';
 
 /** Organizations and their API keys (hosted edition). Keys are found by the SHA-256 of the key. */
 export interface OrganizationRepository {
@@ -56,6 +56,11 @@ export interface AuditRepository {
   append(tx: Tx, entries: readonly AuditEntryInput[], actor: AuditActor, now: number): Promise<void>;
   /** Newest first, below the id `before` when given. */
   list(organizationId: number, filters: AuditFilters, before: number | null, limit: number): Promise<AuditRecord[]>;
+  /**
+   * The targets named by `refs` that exist in the organization now, with their names: another
+   * organization's, or one since removed, is left out.
+   */
+  targets(organizationId: number, refs: ReadonlyArray<{ type: string; id: number }>): Promise<AuditTarget[]>;
   /** In sequence, after the sequence `after`: the chain in pages, for verification. */
   chain(organizationId: number, after: number, limit: number): Promise<AuditRecord[]>;
   head(organizationId: number): Promise<AuditHead>;

@@ -57,6 +57,17 @@ export interface HashedFields extends AuditEntryInput {
   created_at: string;
 }
 
+/**
+ * A target of the entries of an audit page, as it is now: its name, and (a review) where people
+ * open it. Kept beside the entries, never in them: an entry's hash covers its fields as written.
+ */
+export interface AuditTarget {
+  type: string;
+  id: number;
+  name: string;
+  links?: { dashboard: string };
+}
+
 export interface AuditRecord extends HashedFields {
   id: number;
   /** The entry's place in its organization's log: 1, 2, 3 … without gaps. */

@@ -10,6 +10,7 @@ import type { AttachmentRecord, DecisionInput, DecisionType, FeedbackInput, Feed
 export interface NewReview {
   organization_id: number | null;
   agent_id: number | null;
+  agent_name: string | null;
   task_type: string;
   proposed_action: string;
   agent_reasoning: string | null;

@@ -36,6 +36,8 @@ export interface ReviewInput {
   metadata?: Metadata | null;
   organization_id?: number | null;
   agent_id?: number | null;
+  /** The agent's name, for an agent that has no registered one (a registered agent's name wins). */
+  agent_name?: string | null;
 }
 
 export interface DecisionInput {
@@ -68,6 +70,8 @@ export interface ReviewRecord {
   metadata: Metadata;
   organization_id: number | null;
   agent_id: number | null;
+  /** The registered agent's name when the review was filed, else the `agent_name` it was filed with. */
+  agent_name: string | null;
   status: ReviewStatus;
   /** The reviewer (an identifier such as an e-mail) the policy assigned it to. */
   assigned_to: string | null;
@@ -84,6 +88,18 @@ export interface ReviewRecord {
   workflow?: WorkflowProgress;
   /** Only in the answer to a create that carried files: the review's attachments. */
   attachments?: AttachmentRecord[];
+  /** Where people open the review; absent where the dashboard's public address is not known. */
+  links?: ReviewLinks;
+}
+
+export interface ReviewLinks {
+  /** `<dashboard>/#/reviews/<id>` */
+  dashboard: string;
+}
+
+/** The review's links, given the dashboard's address as people reach it (null: not known). */
+export function reviewLinks(dashboardUrl: string | null, id: number): ReviewLinks | undefined {
+  return dashboardUrl === null ? undefined : { dashboard: `${dashboardUrl.replace(/\/+$/, '')}/#/reviews/${id}` };
 }
 
 export const REVIEW_ORDERS = ['newest', 'oldest', 'priority', 'recently_decided'] as const;

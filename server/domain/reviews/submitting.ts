@@ -3,6 +3,7 @@ import { domainEvent } from '../shared/events';
 import type { OrganizationRouting } from '../routing/organization-rules';
 import { expiryTime, type Policy, routeReview } from '../routing/review-policy';
 import type { AgentRepository } from '../organizations/ports';
+import type { AgentRecord } from '../organizations/records';
 import type { Clock, Tx, UnitOfWork } from '../shared/unit-of-work';
 import type { IdempotencyClaim, NewReview, ReviewRepository } from './ports';
 import type { Principal, Scope } from '../shared/principal';
@@ -85,6 +86,7 @@ export class SubmitReview {
         const { task_type, proposed_action, agent_reasoning, framework, metadata } = input;
         refuseHiddenCharacters({ task_type, proposed_action, agent_reasoning, framework, metadata });
       }
+      checkAgentName(input.agent_name);
       if (uploads.length > 0) this.attachments().checkUploads(uploads);
       if (options.waitMs !== undefined) this.options.waiting.checkRoom();
       stored = await this.store(principal, input, options.idempotency, uploads);
@@ -138,10 +140,12 @@ export class SubmitReview {
    * organization's is a 404, as if it did not exist); the self-hosted installation takes any
    * number as a label.
    */
-  private async checkAgent(tx: Tx, scope: Scope, agentId: number | null | undefined): Promise<void> {
+  private async checkAgent(tx: Tx, scope: Scope, agentId: number | null | undefined): Promise<AgentRecord | null> {
     const { agents } = this.options;
-    if (scope.organizationId === null || agentId === undefined || agentId === null || !agents) return;
-    if (!(await agents.find(scope.organizationId, agentId, tx))) throw notFound('agent', agentId);
+    if (scope.organizationId === null || agentId === undefined || agentId === null || !agents) return null;
+    const agent = await agents.find(scope.organizationId, agentId, tx);
+    if (!agent) throw notFound('agent', agentId);
+    return agent;
   }
 
   /**
@@ -159,10 +163,12 @@ export class SubmitReview {
     /** Files moved into place by the transaction, to be removed should it roll back. */
     const placed: string[] = [];
     const work = async (tx: Tx): Promise<ReviewRecord> => {
-      await this.checkAgent(tx, scope, input.agent_id);
+      const agent = await this.checkAgent(tx, scope, input.agent_id);
       const review: NewReview = {
         organization_id: organizationId,
         agent_id: input.agent_id ?? null,
+        // A registered agent is known by its registered name, whatever a request calls it.
+        agent_name: agent?.name ?? input.agent_name?.trim() ?? null,
         task_type: input.task_type,
         proposed_action: input.proposed_action,
         agent_reasoning: input.agent_reasoning ?? null,
@@ -247,6 +253,17 @@ export class ClaimTaken extends Error {
     super('the Idempotency-Key is already stored');
     this.name = 'ClaimTaken';
   }
+}
+
+/**
+ * An `agent_name` is shown to reviewers as the agent's name: never a hidden or reordering
+ * character, whatever `refuse_hidden_characters` says, and never only spaces. (The document
+ * holds its length.)
+ */
+function checkAgentName(name: string | null | undefined): void {
+  if (name === undefined || name === null) return;
+  refuseHiddenCharacters({ agent_name: name }, 'an agent\'s name is shown to reviewers as it is written');
+  if (name.trim() === '') throw invalidInput('agent_name', 'must not be blank; leave it out for an agent without a name');
 }
 
 /** A key that belongs to a registered agent files every review as that agent's. */

@@ -64,27 +64,27 @@ function kindOf(codePoint: number): string {
 /**
  * Refuses (400, naming the field and the code point) text fields that hold a hidden
  * character: strings, and the keys and string values of objects and arrays, at any depth.
- * `fields` maps a field's name to its value.
+ * `fields` maps a field's name to its value; `because` ends the message.
  */
-export function refuseHiddenCharacters(fields: Record<string, unknown>): void {
-  for (const [name, value] of Object.entries(fields)) refuseIn(name, value);
+export function refuseHiddenCharacters(fields: Record<string, unknown>, because = 'this server refuses hidden characters (refuse_hidden_characters)'): void {
+  for (const [name, value] of Object.entries(fields)) refuseIn(name, value, because);
 }
 
-function refuseIn(field: string, value: unknown): void {
+function refuseIn(field: string, value: unknown, because: string): void {
   if (typeof value === 'string') {
     const found = firstHiddenCharacter(value);
     if (found) {
-      throw invalidInput(field, `contains ${codePointLabel(found.codePoint)}, ${kindOf(found.codePoint)}, at character ${found.position}; this server refuses hidden characters (refuse_hidden_characters)`);
+      throw invalidInput(field, `contains ${codePointLabel(found.codePoint)}, ${kindOf(found.codePoint)}, at character ${found.position}; ${because}`);
     }
   } else if (Array.isArray(value)) {
-    value.forEach((item, index) => refuseIn(`${field}[${index}]`, item));
+    value.forEach((item, index) => refuseIn(`${field}[${index}]`, item, because));
   } else if (typeof value === 'object' && value !== null) {
     for (const [key, item] of Object.entries(value)) {
       const found = firstHiddenCharacter(key);
       if (found) {
-        throw invalidInput(field, `has a key, ${JSON.stringify(escapeHidden(key))}, that contains ${codePointLabel(found.codePoint)}, ${kindOf(found.codePoint)}; this server refuses hidden characters (refuse_hidden_characters)`);
+        throw invalidInput(field, `has a key, ${JSON.stringify(escapeHidden(key))}, that contains ${codePointLabel(found.codePoint)}, ${kindOf(found.codePoint)}; ${because}`);
       }
-      refuseIn(`${field}.${key}`, item);
+      refuseIn(`${field}.${key}`, item, because);
     }
   }
 }

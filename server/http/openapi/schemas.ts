@@ -78,6 +78,16 @@
  *           description: >-
  *             The agent's registered id, if it has one. Hosted edition: one of the organization's
  *             agents (404 otherwise), and the only one an agent's own API key may name.
+ *         agent_name:
+ *           type: string
+ *           nullable: true
+ *           minLength: 1
+ *           maxLength: 100
+ *           description: >-
+ *             The agent's name as reviewers see it, e.g. `refund-bot`, for an agent with no registered
+ *             one (self-hosted agents register none). A registered agent's name takes its place. Never
+ *             blank, and never with a control, bidirectional or other hidden character (400), whatever
+ *             `refuse_hidden_characters` says.
  *         blocking:
  *           type: boolean
  *           default: false
@@ -92,6 +102,7 @@
  *         urgency: high
  *         framework: langchain
  *         metadata: { order_id: 1042, amount: 250 }
+ *         agent_name: refund-bot
  *         blocking: false
  *     Decision:
  *       # No `type: object` here on purpose: where a decision may be null it is written
@@ -152,7 +163,7 @@
  *     Review:
  *       type: object
  *       required: [id, task_type, proposed_action, agent_reasoning, confidence_score, urgency, framework,
- *                  metadata, organization_id, agent_id, status, assigned_to, assigned_team, routing_rule,
+ *                  metadata, organization_id, agent_id, agent_name, status, assigned_to, assigned_team, routing_rule,
  *                  created_at, updated_at, decided_at, expires_at, decision]
  *       properties:
  *         id: { type: integer }
@@ -165,6 +176,12 @@
  *         metadata: { $ref: '#/components/schemas/Metadata' }
  *         organization_id: { type: integer, nullable: true }
  *         agent_id: { type: integer, nullable: true }
+ *         agent_name:
+ *           type: string
+ *           nullable: true
+ *           description: >-
+ *             The agent's name: a registered agent's as it was when the review was filed, else the
+ *             `agent_name` it was filed with; null when neither.
  *         status: { $ref: '#/components/schemas/ReviewStatus' }
  *         assigned_to:
  *           type: string
@@ -197,6 +214,7 @@
  *           description: >-
  *             Only in the answer to a create that carried files (`multipart/form-data`): the
  *             review's attachments, oldest first. Elsewhere, `GET /reviews/{review_id}/attachments`.
+ *         links: { $ref: '#/components/schemas/ReviewLinks' }
  *       example:
  *         id: 42
  *         task_type: refund
@@ -208,6 +226,7 @@
  *         metadata: { order_id: 1042, amount: 250 }
  *         organization_id: null
  *         agent_id: null
+ *         agent_name: refund-bot
  *         status: pending
  *         assigned_to: finance-lead@example.com
  *         assigned_team: finance
@@ -217,6 +236,19 @@
  *         decided_at: null
  *         expires_at: '2026-11-22T11:00:00.000Z'
  *         decision: null
+ *         links: { dashboard: 'https://review.example.com/#/reviews/42' }
+ *     ReviewLinks:
+ *       type: object
+ *       required: [dashboard]
+ *       description: >-
+ *         Where people open the review. Present where the dashboard's address is known: `public_url`
+ *         when it is set; in the self-hosted edition without it, this machine's dashboard
+ *         (`http://<dashboard_host>:<dashboard_port>`). Absent in the hosted edition without `public_url`.
+ *       properties:
+ *         dashboard:
+ *           type: string
+ *           format: uri
+ *           description: 'The review in the dashboard, `<dashboard>/#/reviews/<id>`: pending or decided, for anyone who may see it.'
  *     ReviewList:
  *       type: object
  *       required: [reviews, total, page, page_size]

@@ -32,18 +32,41 @@ import { queryInteger } from '../params';
  *         sequence: { type: integer, minimum: 1, description: "The entry's place in the organization's log: 1, 2, 3 … without gaps." }
  *         prev_hash: { type: string, description: "The hash of the organization's entry before this one (64 zeros for the first)." }
  *         hash: { type: string, description: 'SHA-256 of prev_hash followed by the canonical JSON (keys sorted) of the other fields but id.' }
+ *     AuditTarget:
+ *       type: object
+ *       description: A target the page's entries name, as it is now.
+ *       required: [type, id, name]
+ *       properties:
+ *         type: { type: string, description: "The entries' `target_type`." }
+ *         id: { type: integer, description: "The entries' `target_id`." }
+ *         name:
+ *           type: string
+ *           description: >-
+ *             What people know it by: a person's, team's, key's, agent's, rule's, workflow's or
+ *             organization's name, a review's task type, a webhook's URL, an attachment's file name.
+ *         links: { $ref: '#/components/schemas/ReviewLinks' }
  *     AuditPage:
  *       type: object
- *       required: [entries, next_cursor]
+ *       required: [entries, next_cursor, targets]
  *       properties:
  *         entries:
  *           type: array
  *           items: { $ref: '#/components/schemas/AuditEntry' }
  *         next_cursor: { type: integer, nullable: true, description: 'Pass as `cursor` for the next (older) page; null on the last.' }
+ *         targets:
+ *           type: array
+ *           description: >-
+ *             The targets of these entries that exist in the organization now, with their names (and,
+ *             for a review, its `links` where the dashboard's address is known); one since removed is
+ *             not listed. Beside the entries rather than in them: an entry's hash covers its fields as
+ *             they were written.
+ *           items: { $ref: '#/components/schemas/AuditTarget' }
  *       example:
  *         entries:
  *           - { id: 12, organization_id: 1, actor: { type: api_key, id: 'key:2', label: Refund agent }, action: review.decided, target_type: review, target_id: 42, data: { decision_type: approve, reviewer_id: null, reviewer_name: null }, created_at: '2026-11-24T09:05:00.000Z', sequence: 12, prev_hash: 9f2c4e0b7a1d3c5e8f6a2b4d1c3e5f7a9b0c2d4e6f8a1b3c5d7e9f0a2b4c6d8e, hash: 3b1d5f7a9c2e4f6a8b0d1c3e5f7a9b2d4f6a8c0e1f3a5b7c9d2e4f6a8b0c1d3e }
  *         next_cursor: null
+ *         targets:
+ *           - { type: review, id: 42, name: refund, links: { dashboard: 'https://review.example.com/#/reviews/42' } }
  *     AuditVerification:
  *       type: object
  *       required: [valid, entries, first_invalid_id, head]
