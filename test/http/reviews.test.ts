@@ -32,6 +32,7 @@ describe('POST /reviews', () => {
       updated_at: expect.any(String),
       decided_at: null,
       expires_at: null,
+      waiting_until: null,
       decision: null,
     });
   });

@@ -1,6 +1,8 @@
 import { AppError, notFound } from '../shared/errors';
+import { domainEvent } from '../shared/events';
 import { INSTALLATION, type Scope } from '../shared/principal';
-import type { ReviewRepository } from './ports';
+import type { Clock, Log, Tx, UnitOfWork } from '../shared/unit-of-work';
+import type { ReviewRepository, ReviewWaitRepository } from './ports';
 import type { DecisionWaiters, WaitOutcome } from './waiters';
 
 /** How soon a client refused for want of waiting room should try again. */
@@ -11,6 +13,13 @@ export interface WaitForDecisionOptions {
   waiters: DecisionWaiters;
   /** Most requests held waiting for decisions at once (`max_waiting_requests`). */
   maxWaiting?: number;
+  /**
+   * Where waits are written down for every process to see (a review's `waiting_until`), with
+   * the unit of work that writes them and their `review.waiting` events; absent, waits are
+   * held but not shown.
+   */
+  shown?: { waits: ReviewWaitRepository; unitOfWork: UnitOfWork; log: Pick<Log, 'error'> };
+  clock?: Clock;
 }
 
 /**
@@ -19,9 +28,11 @@ export interface WaitForDecisionOptions {
  */
 export class WaitForDecision {
   private readonly maxWaiting: number;
+  private readonly clock: Clock;
 
   constructor(private readonly options: WaitForDecisionOptions) {
     this.maxWaiting = options.maxWaiting ?? Number.POSITIVE_INFINITY;
+    this.clock = options.clock ?? Date.now;
   }
 
   /**
@@ -46,6 +57,8 @@ export class WaitForDecision {
    */
   async wait(scope: Scope, reviewId: number, timeoutMs: number, signal?: AbortSignal): Promise<WaitOutcome> {
     const { waiters, reviews } = this.options;
+    // Before the timer starts: a wait that timed out never shows as still waiting.
+    const until = this.clock() + timeoutMs;
     const outcome = waiters.wait(reviewId, timeoutMs, signal);
     const current = await reviews.findById(scope, reviewId);
     if (!current) {
@@ -53,7 +66,45 @@ export class WaitForDecision {
       throw notFound('review', reviewId);
     }
     if (current.decision) waiters.wake(reviewId, { kind: 'decided', review: current });
+    else this.show(scope, reviewId, until, outcome);
     return outcome;
+  }
+
+  /**
+   * Writes the wait down while it lasts, so every process's readers see `waiting_until`, and
+   * tells live streams when that moves. It runs beside the wait and never fails it: a wait not
+   * shown still gets its decision, and a row left behind stops counting at its `until`.
+   */
+  private show(scope: Scope, reviewId: number, until: number, outcome: Promise<WaitOutcome>): void {
+    const { shown } = this.options;
+    if (!shown) return;
+    const { waits, unitOfWork, log } = shown;
+    const report = (step: string) => (error: unknown) => log.error(`could not ${step} a wait on a review`, { review_id: reviewId, error: String(error) });
+    const started = unitOfWork
+      .run(async (tx) => {
+        const wait = await waits.start(tx, reviewId, until);
+        if (wait.raised) await this.announce(tx, scope, reviewId);
+        return wait.id;
+      })
+      .catch((error: unknown) => {
+        report('record')(error);
+        return null;
+      });
+    void outcome.then(async (ended) => {
+      const waitId = await started;
+      // A decision says itself that nobody waits; at shutdown the process removes all its waits at once.
+      if (waitId === null || ended.kind === 'shutdown') return;
+      await unitOfWork.run(async (tx) => {
+        const { lowered } = await waits.end(tx, waitId);
+        if (lowered && ended.kind !== 'decided') await this.announce(tx, scope, reviewId);
+      });
+    }).catch(report('remove'));
+  }
+
+  /** `review.waiting`: the review as readers now see it, while it is pending. */
+  private async announce(tx: Tx, scope: Scope, reviewId: number): Promise<void> {
+    const review = await this.options.reviews.findById(scope, reviewId, tx);
+    if (review && !review.decision) tx.record(domainEvent('review.waiting', review, review));
   }
 
   /**

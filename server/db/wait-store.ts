@@ -1,0 +1,77 @@
+import { randomUUID } from 'node:crypto';
+import { QueryTypes, type Transaction } from 'sequelize';
+import type { Database } from './database';
+import { transactionOf } from './unit-of-work';
+import type { ReviewWaitRepository } from '../domain/reviews/ports';
+import type { Tx } from '../domain/shared/unit-of-work';
+
+/** A review's live waits: those whose `until` has not passed (a dead process's rows lapse by themselves). */
+export function liveWaitsSql(now: number): string {
+  return `SELECT review_id, until FROM review_waits WHERE until > ${Math.floor(now)}`;
+}
+
+/** The latest `until` of the live waits on the review of the outer query (`reviews` by that name). */
+export function latestWaitSql(now: number): string {
+  return `(SELECT MAX(until) FROM review_waits WHERE review_waits.review_id = reviews.id AND until > ${Math.floor(now)})`;
+}
+
+/**
+ * The waits of this API process in `review_waits`: written as one starts, removed as it ends;
+ * other processes on the same PostgreSQL see them, so every process answers the same
+ * `waiting_until`.
+ */
+export class ReviewWaitStore implements ReviewWaitRepository {
+  /** This process among those sharing the database: its rows are the ones it removes at shutdown. */
+  readonly processId = randomUUID();
+
+  constructor(private readonly db: Database) {}
+
+  async start(tx: Tx, reviewId: number, until: number): Promise<{ id: number; raised: boolean }> {
+    const transaction = transactionOf(tx);
+    const before = await this.latest(reviewId, transaction);
+    const id = await this.db.insertReturningId(
+      'INSERT INTO review_waits (review_id, process_id, until) VALUES ($reviewId, $processId, $until)',
+      { reviewId, processId: this.processId, until },
+      transaction,
+    );
+    return { id, raised: before === null || until > before };
+  }
+
+  async end(tx: Tx, waitId: number): Promise<{ lowered: boolean }> {
+    const transaction = transactionOf(tx);
+    const [row] = await this.db.sequelize.query<{ review_id: number; until: string | number }>('SELECT review_id, until FROM review_waits WHERE id = $waitId', {
+      bind: { waitId },
+      type: QueryTypes.SELECT,
+      transaction,
+    });
+    if (!row) return { lowered: false };
+    await this.db.sequelize.query('DELETE FROM review_waits WHERE id = $waitId', { bind: { waitId }, transaction });
+    const after = await this.latest(row.review_id, transaction);
+    return { lowered: after === null || after < Number(row.until) };
+  }
+
+  async endAllOfThisProcess(): Promise<void> {
+    await this.db.write((transaction) => this.db.sequelize.query('DELETE FROM review_waits WHERE process_id = $processId', { bind: { processId: this.processId }, transaction }));
+  }
+
+  /**
+   * Removes rows no process can be holding: on SQLite, which one process serves, all of them
+   * (left by a process that was killed); on PostgreSQL those whose time has passed.
+   */
+  async clearStale(now: number): Promise<void> {
+    await this.db.write((transaction) =>
+      this.db.sql.sharedByProcesses
+        ? this.db.sequelize.query('DELETE FROM review_waits WHERE until <= $now', { bind: { now }, transaction })
+        : this.db.sequelize.query('DELETE FROM review_waits', { transaction }),
+    );
+  }
+
+  private async latest(reviewId: number, transaction: Transaction): Promise<number | null> {
+    const [row] = await this.db.sequelize.query<{ latest: string | number | null }>('SELECT MAX(until) AS latest FROM review_waits WHERE review_id = $reviewId', {
+      bind: { reviewId },
+      type: QueryTypes.SELECT,
+      transaction,
+    });
+    return row?.latest === null || row?.latest === undefined ? null : Number(row.latest);
+  }
+}
