@@ -26,28 +26,29 @@ export class ReviewWaitStore implements ReviewWaitRepository {
 
   constructor(private readonly db: Database) {}
 
-  async start(tx: Tx, reviewId: number, until: number): Promise<{ id: number; raised: boolean }> {
+  async start(tx: Tx, reviewId: number, until: number, now: number): Promise<{ id: number; raised: boolean; latest: number | null }> {
     const transaction = transactionOf(tx);
-    const before = await this.latest(reviewId, transaction);
+    const before = await this.latest(reviewId, now, transaction);
     const id = await this.db.insertReturningId(
       'INSERT INTO review_waits (review_id, process_id, until) VALUES ($reviewId, $processId, $until)',
       { reviewId, processId: this.processId, until },
       transaction,
     );
-    return { id, raised: before === null || until > before };
+    const raised = before === null || until > before;
+    return { id, raised, latest: raised ? until : before };
   }
 
-  async end(tx: Tx, waitId: number): Promise<{ lowered: boolean }> {
+  async end(tx: Tx, waitId: number, now: number): Promise<{ lowered: boolean; latest: number | null }> {
     const transaction = transactionOf(tx);
     const [row] = await this.db.sequelize.query<{ review_id: number; until: string | number }>('SELECT review_id, until FROM review_waits WHERE id = $waitId', {
       bind: { waitId },
       type: QueryTypes.SELECT,
       transaction,
     });
-    if (!row) return { lowered: false };
+    if (!row) return { lowered: false, latest: null };
     await this.db.sequelize.query('DELETE FROM review_waits WHERE id = $waitId', { bind: { waitId }, transaction });
-    const after = await this.latest(row.review_id, transaction);
-    return { lowered: after === null || after < Number(row.until) };
+    const after = await this.latest(row.review_id, now, transaction);
+    return { lowered: after === null || after < Number(row.until), latest: after };
   }
 
   async endAllOfThisProcess(): Promise<void> {
@@ -66,9 +67,10 @@ export class ReviewWaitStore implements ReviewWaitRepository {
     );
   }
 
-  private async latest(reviewId: number, transaction: Transaction): Promise<number | null> {
-    const [row] = await this.db.sequelize.query<{ latest: string | number | null }>('SELECT MAX(until) AS latest FROM review_waits WHERE review_id = $reviewId', {
-      bind: { reviewId },
+  /** The review's latest live wait. */
+  private async latest(reviewId: number, now: number, transaction: Transaction): Promise<number | null> {
+    const [row] = await this.db.sequelize.query<{ latest: string | number | null }>('SELECT MAX(until) AS latest FROM review_waits WHERE review_id = $reviewId AND until > $now', {
+      bind: { reviewId, now },
       type: QueryTypes.SELECT,
       transaction,
     });

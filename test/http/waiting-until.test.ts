@@ -180,3 +180,61 @@ describe('waiting_until across API processes', () => {
     }
   });
 });
+
+describe('waiting_until after a process is killed with -9', () => {
+  let temp: ReturnType<typeof makeTempDir>;
+  beforeAll(() => {
+    temp = makeTempDir('greenlight-waiting-killed-');
+  });
+  afterAll(() => temp?.remove());
+
+  /** `greenlight start --api-only` on the database of `dir` (its SQLite file, or its PostgreSQL database). */
+  async function apiIn(dir: string): Promise<RunningCli> {
+    return startCli(['--api-only', '--port', String(await freePort())], { cwd: dir });
+  }
+
+  /** A review, and a long-poll of its decision on `api` that the kill will cut. */
+  async function waitedOn(api: RunningCli, seconds: number): Promise<number> {
+    const review = (await call(api.url, 'POST', '/reviews', sampleReview)).body;
+    void fetch(`${api.url}/reviews/${review.id}/decision?wait=${seconds}`).catch(() => undefined);
+    await expect.poll(() => waitingUntil(api.url, review.id)).not.toBeNull();
+    return review.id;
+  }
+
+  async function killed(api: RunningCli): Promise<void> {
+    api.child.kill('SIGKILL');
+    await api.exited;
+  }
+
+  it.skipIf(onPostgres)('on SQLite, which one process serves, shows nobody waiting once the API starts again', { timeout: 60_000 }, async () => {
+    const dir = path.join(temp.dir, 'sqlite');
+    fs.mkdirSync(dir);
+    const first = await apiIn(dir);
+    const id = await waitedOn(first, 250);
+    await killed(first);
+    const again = await apiIn(dir);
+    try {
+      expect(await waitingUntil(again.url, id)).toBeNull();
+      expect((await call(again.url, 'GET', '/reviews?waiting=true')).body.total).toBe(0);
+    } finally {
+      await stopProgram(again);
+    }
+  });
+
+  it.skipIf(!onPostgres)(`on PostgreSQL, stops showing the dead process's wait at its own until, while another process serves${why}`, { timeout: 60_000 }, async () => {
+    const dir = path.join(temp.dir, 'postgres');
+    fs.mkdirSync(dir);
+    const [doomed, survivor] = [await apiIn(dir), await apiIn(dir)];
+    try {
+      const id = await waitedOn(doomed, 3);
+      const until = (await waitingUntil(survivor.url, id))!;
+      await killed(doomed);
+      // No process removes the row; it stops counting once its time has passed.
+      expect(await waitingUntil(survivor.url, id)).toBe(until);
+      await expect.poll(() => waitingUntil(survivor.url, id), { timeout: 15_000 }).toBeNull();
+      expect((await call(survivor.url, 'GET', '/reviews?waiting=true')).body.total).toBe(0);
+    } finally {
+      await Promise.all([stopProgram(doomed), stopProgram(survivor)]);
+    }
+  });
+});

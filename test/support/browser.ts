@@ -1,5 +1,5 @@
 import type { Browser, Page } from 'playwright';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { type RunningCli, startWithDashboard, stopProgram } from './cli';
 import { makeTempDir } from './temp';
 import { launchChromium } from '../../bench/chromium';
@@ -32,6 +32,22 @@ export function dashboardInBrowser(prefix: string, prepare: (dir: string) => voi
     temp?.remove();
   });
   return running;
+}
+
+/**
+ * A new page on the dashboard at `url`, in a context of its own whose clock the test can move
+ * (time otherwise runs as usual), once its live connection is open. A page error fails the test.
+ */
+export async function openLiveDashboard(browser: Browser, url: string, options: { width?: number; height?: number; bypassCSP?: boolean } = {}): Promise<Page> {
+  const context = await browser.newContext({ viewport: { width: options.width ?? 1280, height: options.height ?? 800 }, bypassCSP: options.bypassCSP ?? false });
+  await context.clock.install();
+  const page = await context.newPage();
+  page.on('pageerror', (error) => {
+    throw error;
+  });
+  await page.goto(url);
+  await expect.poll(() => page.locator('.live').textContent()).toBe('Live');
+  return page;
 }
 
 /**

@@ -70,10 +70,13 @@ export interface ReviewRepository {
  * a review's `waiting_until` is the latest `until` of its waits that has not passed.
  */
 export interface ReviewWaitRepository {
-  /** Records a wait until `until`; `raised` says whether it moved the review's `waiting_until` later. */
-  start(tx: Tx, reviewId: number, until: number): Promise<{ id: number; raised: boolean }>;
-  /** Removes a wait; `lowered` says whether the review's `waiting_until` moved earlier (or to none). */
-  end(tx: Tx, waitId: number): Promise<{ lowered: boolean }>;
+  /**
+   * Records a wait until `until`; `raised` says whether it moved the review's `waiting_until`
+   * later, `latest` is that moment now.
+   */
+  start(tx: Tx, reviewId: number, until: number, now: number): Promise<{ id: number; raised: boolean; latest: number | null }>;
+  /** Removes a wait; `lowered` says whether the review's `waiting_until` moved earlier (or to none), `latest` is what it is now. */
+  end(tx: Tx, waitId: number, now: number): Promise<{ lowered: boolean; latest: number | null }>;
   /** Removes every wait this process holds: it is shutting down, and its waiters were answered. */
   endAllOfThisProcess(): Promise<void>;
 }

@@ -4,6 +4,7 @@ import type { AgentRepository } from '../organizations/ports';
 import type { Clock, Log, UnitOfWork } from '../shared/unit-of-work';
 import type { PeopleRepository } from '../people/ports';
 import type { ReviewRepository, ReviewWaitRepository } from './ports';
+import type { Scope } from '../shared/principal';
 import type { DecisionWaiters } from './waiters';
 import type { Workflows } from '../workflows/workflows';
 import { DecideReview } from './deciding';
@@ -47,7 +48,7 @@ export interface ReviewUseCaseOptions {
 export function reviewUseCases(options: ReviewUseCaseOptions): ReviewUseCases {
   const { reviews, agents, people, organizationRouting, workflows, unitOfWork, waiters, waits, log, policy, maxWaiting, refuseHiddenCharacters, clock } = options;
   const reading = new ReadReviews({ reviews, people, workflows });
-  const shown = waits && log ? { waits, unitOfWork, log } : undefined;
+  const shown = waits && log ? { waits, unitOfWork, log, read: (scope: Scope, id: number) => reading.get(scope, id) } : undefined;
   const waiting = new WaitForDecision({ reviews, waiters, maxWaiting, shown, clock });
   return {
     reading,

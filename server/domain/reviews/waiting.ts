@@ -3,6 +3,7 @@ import { domainEvent } from '../shared/events';
 import { INSTALLATION, type Scope } from '../shared/principal';
 import type { Clock, Log, Tx, UnitOfWork } from '../shared/unit-of-work';
 import type { ReviewRepository, ReviewWaitRepository } from './ports';
+import type { ReviewRecord } from './records';
 import type { DecisionWaiters, WaitOutcome } from './waiters';
 
 /** How soon a client refused for want of waiting room should try again. */
@@ -18,7 +19,13 @@ export interface WaitForDecisionOptions {
    * the unit of work that writes them and their `review.waiting` events; absent, waits are
    * held but not shown.
    */
-  shown?: { waits: ReviewWaitRepository; unitOfWork: UnitOfWork; log: Pick<Log, 'error'> };
+  shown?: {
+    waits: ReviewWaitRepository;
+    unitOfWork: UnitOfWork;
+    /** The review as readers get it (with its workflow's progress), for the event's payload. */
+    read: (scope: Scope, reviewId: number) => Promise<ReviewRecord>;
+    log: Pick<Log, 'error'>;
+  };
   clock?: Clock;
 }
 
@@ -78,34 +85,45 @@ export class WaitForDecision {
   private show(scope: Scope, reviewId: number, until: number, outcome: Promise<WaitOutcome>): void {
     const { shown } = this.options;
     if (!shown) return;
-    const { waits, unitOfWork, log } = shown;
+    const { waits, unitOfWork, read, log } = shown;
     const report = (step: string) => (error: unknown) => log.error(`could not ${step} a wait on a review`, { review_id: reviewId, error: String(error) });
-    const started = unitOfWork
-      .run(async (tx) => {
-        const wait = await waits.start(tx, reviewId, until);
-        if (wait.raised) await this.announce(tx, scope, reviewId);
+    const started = (async () => {
+      // Read before the write, outside its transaction: a workflow's progress is read on a connection of its own.
+      const review = await read(scope, reviewId);
+      return unitOfWork.run(async (tx) => {
+        const wait = await waits.start(tx, reviewId, until, this.clock());
+        if (wait.raised) await this.announce(tx, scope, review, wait.latest);
         return wait.id;
+      });
+    })().catch((error: unknown) => {
+      report('record')(error);
+      return null;
+    });
+    void outcome
+      .then(async (ended) => {
+        const waitId = await started;
+        // A decision says itself that nobody waits; at shutdown the process removes all its waits at once.
+        if (waitId === null || ended.kind === 'shutdown') return;
+        const review = ended.kind === 'decided' ? null : await read(scope, reviewId);
+        await unitOfWork.run(async (tx) => {
+          const { lowered, latest } = await waits.end(tx, waitId, this.clock());
+          if (lowered && review) await this.announce(tx, scope, review, latest);
+        });
       })
-      .catch((error: unknown) => {
-        report('record')(error);
-        return null;
-      });
-    void outcome.then(async (ended) => {
-      const waitId = await started;
-      // A decision says itself that nobody waits; at shutdown the process removes all its waits at once.
-      if (waitId === null || ended.kind === 'shutdown') return;
-      await unitOfWork.run(async (tx) => {
-        const { lowered } = await waits.end(tx, waitId);
-        if (lowered && ended.kind !== 'decided') await this.announce(tx, scope, reviewId);
-      });
-    }).catch(report('remove'));
+      .catch(report('remove'));
   }
 
-  /** `review.waiting`: the review as readers now see it, while it is pending. */
-  private async announce(tx: Tx, scope: Scope, reviewId: number): Promise<void> {
-    const review = await this.options.reviews.findById(scope, reviewId, tx);
-    if (review && !review.decision) tx.record(domainEvent('review.waiting', review, review));
+  /**
+   * `review.waiting`: the review with its new `waiting_until`, while it is still pending in this
+   * transaction (a decision that landed since the read has said that nobody waits). Its other
+   * fields are as read just before; clients that hold the review take the `waiting_until`.
+   */
+  private async announce(tx: Tx, scope: Scope, review: ReviewRecord, latest: number | null): Promise<void> {
+    const now = await this.options.reviews.findById(scope, review.id, tx);
+    if (!now || now.decision) return;
+    tx.record(domainEvent('review.waiting', review, { ...review, waiting_until: latest === null ? null : new Date(latest).toISOString() }));
   }
+
 
   /**
    * Re-reads every review a request waits on and answers those decided: after events may have
