@@ -3,7 +3,9 @@ import path from 'node:path';
 import type { Locator, Page } from 'playwright';
 import { describe, expect, it } from 'vitest';
 import { axeViolations, dashboardInBrowser, letUndoWindowPass, openLiveDashboard } from '../support/browser';
+import { startWithDashboard, stopProgram } from '../support/cli';
 import { call } from '../support/server';
+import { makeTempDir } from '../support/temp';
 
 /** Where the screenshots the docs show are written. */
 const SCREENSHOTS = path.resolve(__dirname, '..', '..', 'docs', 'screenshots');
@@ -12,20 +14,20 @@ const running = dashboardInBrowser('greenlight-reviewer-shift-');
 const api = (): string => running.server.url;
 
 /** The dashboard at 1440×900 unless told otherwise: the size the queue is held to. */
-function openDashboard(options: { width?: number; height?: number; bypassCSP?: boolean } = {}): Promise<Page> {
-  return openLiveDashboard(running.browser, running.server.dashboardUrl!, { width: 1440, height: 900, ...options });
+function openDashboard(options: { width?: number; height?: number; bypassCSP?: boolean } = {}, server = running.server): Promise<Page> {
+  return openLiveDashboard(running.browser, server.dashboardUrl!, { width: 1440, height: 900, ...options });
 }
 
-async function create(body: Record<string, unknown>): Promise<{ id: number }> {
-  const created = await call(api(), 'POST', '/reviews', { urgency: 'medium', ...body });
+async function create(body: Record<string, unknown>, base = api()): Promise<{ id: number }> {
+  const created = await call(base, 'POST', '/reviews', { urgency: 'medium', ...body });
   expect(created.status).toBe(201);
   return created.body;
 }
 
 /** An agent's blocking create, held until `agent.abort()` or a decision. */
-function agentWaiting(body: Record<string, unknown>, seconds: number): { done: Promise<unknown>; abort: () => void } {
+function agentWaiting(body: Record<string, unknown>, seconds: number, base = api()): { done: Promise<unknown>; abort: () => void } {
   const controller = new AbortController();
-  const done = fetch(`${api()}/reviews`, {
+  const done = fetch(`${base}/reviews`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', prefer: `wait=${seconds}` },
     body: JSON.stringify({ urgency: 'medium', ...body, blocking: true }),
@@ -39,9 +41,9 @@ async function reviewOf(id: number): Promise<any> {
 }
 
 /** The id of the one review whose action contains `text`, once it exists. */
-async function idOf(text: string): Promise<number> {
+async function idOf(text: string, base = api()): Promise<number> {
   let id: number | undefined;
-  await expect.poll(async () => (id = (await call(api(), 'GET', `/reviews?q=${encodeURIComponent(text)}`)).body.reviews[0]?.id)).toBeDefined();
+  await expect.poll(async () => (id = (await call(base, 'GET', `/reviews?q=${encodeURIComponent(text)}`)).body.reviews[0]?.id)).toBeDefined();
   return id!;
 }
 
@@ -209,65 +211,74 @@ describe('a keyboard loop through the queue', () => {
 describe('a denser queue', () => {
   it('shows at least 12 reviews at 1440×900 under a one-line filter bar, and the undo toasts cover none of them', async () => {
     fs.mkdirSync(SCREENSHOTS, { recursive: true });
-    const token = `dense-${Date.now()}`;
-    const actions = [
-      'Refund order 1042 in full (EUR 250.00)',
-      "UPDATE customers SET tier = 'gold' WHERE lifetime_value > 10000",
-      'Send the renewal reminder to 1,204 customers',
-      'Scale the api deployment from 6 to 12 replicas',
-      'Delete 312 tickets closed before 2024',
-      'Reply to Dana: "Your replacement ships Monday"',
-      'Rotate the signing key of the billing service',
-      'Grant read access on bucket exports to vendor-7',
-      'Cancel subscription 88213 at the end of the term',
-      'Merge pull request 4411 into main',
-      'Pause the spring campaign in region EU',
-      'Issue a EUR 40 goodwill credit to account 5512',
-      'Re-run the failed payroll export for October',
-      'Archive the 2019 audit folder',
-      'Open incident INC-2207 with severity 2',
-      'Email the weekly digest to the leadership list',
-    ];
-    for (const [index, action] of actions.entries()) {
-      await create({ task_type: ['refund', 'sql', 'email', 'infra'][index % 4], proposed_action: `${action} (${token})`, urgency: ['critical', 'high', 'medium', 'low'][index % 4], confidence_score: 0.5 + (index % 5) / 10, framework: 'langgraph' });
+    // A Greenlight of its own: the queue as a reviewer finds it, with no search to isolate it.
+    const dir = makeTempDir('greenlight-dense-queue-');
+    const fresh = await startWithDashboard(dir.dir);
+    try {
+      const actions = [
+        'Refund order 1042 in full (EUR 250.00)',
+        "UPDATE customers SET tier = 'gold' WHERE lifetime_value > 10000",
+        'Send the renewal reminder to 1,204 customers',
+        'Scale the api deployment from 6 to 12 replicas',
+        'Delete 312 tickets closed before 2024',
+        'Reply to Dana: "Your replacement ships Monday"',
+        'Rotate the signing key of the billing service',
+        'Grant read access on bucket exports to vendor-7',
+        'Cancel subscription 88213 at the end of the term',
+        'Merge pull request 4411 into main',
+        'Pause the spring campaign in region EU',
+        'Issue a EUR 40 goodwill credit to account 5512',
+        'Re-run the failed payroll export for October',
+        'Archive the 2019 audit folder',
+        'Open incident INC-2207 with severity 2',
+        'Email the weekly digest to the leadership list',
+      ];
+      for (const [index, action] of actions.entries()) {
+        await create({ task_type: ['refund', 'sql', 'email', 'infra'][index % 4], proposed_action: action, urgency: ['critical', 'high', 'medium', 'low'][index % 4], confidence_score: 0.5 + (index % 5) / 10, framework: 'langgraph' }, fresh.url);
+      }
+      const waiting = agentWaiting({ task_type: 'refund', proposed_action: 'Refund order 2210 (EUR 1,900.00)', urgency: 'high' }, 240, fresh.url);
+      await idOf('Refund order 2210', fresh.url);
+
+      const page = await openDashboard({ width: 1440, height: 900 }, fresh);
+      await expect.poll(() => page.locator('.queue-item').count()).toBeGreaterThanOrEqual(12);
+      await expect.poll(() => page.locator('.queue-item .agent-waiting').count()).toBe(1);
+      // The header's counts read, as the reviewer sees them once the page has settled.
+      await expect.poll(() => page.locator('.nav .count').textContent()).toBe('17');
+      await expect.poll(() => page.locator('.waiting-agents').textContent()).toMatch(/Agents waiting on 1 review$/);
+      expect(await rowsInView(page)).toBeGreaterThanOrEqual(12);
+      // The filters fold into one line above the chips: the full set is one click away.
+      const bar = (await page.locator('.filter-bar').boundingBox())!;
+      expect(bar.height).toBeLessThan(48);
+      expect(await page.locator('#filter-panel').isVisible()).toBe(false);
+      await page.screenshot({ path: path.join(SCREENSHOTS, 'queue-busy.png') });
+
+      // Two decisions held for Undo: their toasts sit below the list, over none of its rows.
+      await page.locator('.queue-list').focus();
+      for (let decided = 0; decided < 2; decided++) {
+        await page.keyboard.press('a');
+        await page.keyboard.press('Enter');
+      }
+      await expect.poll(() => page.locator('.toast.held').count()).toBe(2);
+      const toasts = (await page.locator('.toasts').boundingBox())!;
+      const list = (await page.locator('#queue-list').boundingBox())!;
+      // What shows of each row: the list clips the one cut by its foot.
+      const rows = (await boxesOf(page.locator('.queue-item'))).map((box) => clippedTo(box, list)).filter((box) => box !== null);
+      expect(rows.length).toBeGreaterThanOrEqual(10);
+      for (const row of rows) expect(overlap(toasts, row), 'a toast covers a queue row').toBe(false);
+      expect(overlap(toasts, list)).toBe(false);
+      expect(await rowsInView(page)).toBeGreaterThanOrEqual(10);
+      await page.screenshot({ path: path.join(SCREENSHOTS, 'undo-toast-docked.png') });
+      await page.getByRole('button', { name: /^Undo/ }).first().click();
+      await page.getByRole('button', { name: /^Undo/ }).first().click();
+      await expect.poll(() => page.locator('.toast.held').count()).toBe(0);
+
+      waiting.abort();
+      await waiting.done;
+      await page.context().close();
+    } finally {
+      await stopProgram(fresh);
+      dir.remove();
     }
-    const waiting = agentWaiting({ task_type: 'refund', proposed_action: `Refund order 2210 (EUR 1,900.00) (${token})`, urgency: 'high' }, 240);
-    await idOf(`Refund order 2210 (EUR 1,900.00) (${token})`);
-
-    const page = await openDashboard({ width: 1440, height: 900 });
-    await page.getByLabel('Search in actions').fill(token);
-    await expect.poll(() => page.locator('.filter-chips .chip').allTextContents()).toEqual([`Search: “${token}”`]);
-    await expect.poll(() => page.locator('.queue-item .agent-waiting').count()).toBe(1);
-    expect(await rowsInView(page)).toBeGreaterThanOrEqual(12);
-    // The filters fold into one line above the chips: the full set is one click away.
-    const bar = (await page.locator('.filter-bar').boundingBox())!;
-    expect(bar.height).toBeLessThan(48);
-    expect(await page.locator('#filter-panel').isVisible()).toBe(false);
-    await page.screenshot({ path: path.join(SCREENSHOTS, 'queue-busy.png') });
-
-    // Two decisions held for Undo: their toasts sit below the list, over none of its rows.
-    await page.locator('.queue-list').focus();
-    for (let decided = 0; decided < 2; decided++) {
-      await page.keyboard.press('a');
-      await page.keyboard.press('Enter');
-    }
-    await expect.poll(() => page.locator('.toast.held').count()).toBe(2);
-    const toasts = (await page.locator('.toasts').boundingBox())!;
-    const list = (await page.locator('#queue-list').boundingBox())!;
-    // What shows of each row: the list clips the one cut by its foot.
-    const rows = (await boxesOf(page.locator('.queue-item'))).map((box) => clippedTo(box, list)).filter((box) => box !== null);
-    expect(rows.length).toBeGreaterThanOrEqual(10);
-    for (const row of rows) expect(overlap(toasts, row), 'a toast covers a queue row').toBe(false);
-    expect(overlap(toasts, list)).toBe(false);
-    expect(await rowsInView(page)).toBeGreaterThanOrEqual(10);
-    await page.screenshot({ path: path.join(SCREENSHOTS, 'undo-toast-docked.png') });
-    await page.getByRole('button', { name: /^Undo/ }).first().click();
-    await page.getByRole('button', { name: /^Undo/ }).first().click();
-    await expect.poll(() => page.locator('.toast.held').count()).toBe(0);
-
-    waiting.abort();
-    await waiting.done;
-    await page.context().close();
   });
 
   it('has no axe-core violations with the filters open, a chip and an agent waiting', async () => {
