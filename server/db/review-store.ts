@@ -277,7 +277,7 @@ function ordersFor(sql: SqlDialect, now: number): Record<ReviewOrder, Order> {
     newest: [['id', 'DESC']],
     oldest: [['id', 'ASC']],
     priority,
-    // Soonest give-up first; reviews nobody waits on after them (the test sorts false before true on both databases).
+    // Soonest give-up first; reviews nobody waits on after them (`IS NULL` ascending puts false before true on both databases).
     waiting_until: [[literal(`${latestWaitSql(now)} IS NULL`), 'ASC'], [literal(latestWaitSql(now)), 'ASC'], ...priority],
     // Undecided reviews last: SQLite sorts NULL below every value, so a descending walk ends
     // with them; PostgreSQL sorts it above, unless told.
