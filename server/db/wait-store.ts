@@ -10,9 +10,12 @@ export function liveWaitsSql(now: number): string {
   return `SELECT review_id, until FROM review_waits WHERE until > ${Math.floor(now)}`;
 }
 
-/** The latest `until` of the live waits on the review of the outer query (`reviews` by that name). */
+/**
+ * The latest `until` of the live waits on the review of the outer query (`reviews` by that
+ * name), null once it is decided: its waits' rows are removed a moment after the decision.
+ */
 export function latestWaitSql(now: number): string {
-  return `(SELECT MAX(until) FROM review_waits WHERE review_waits.review_id = reviews.id AND until > ${Math.floor(now)})`;
+  return `(CASE WHEN reviews.status = 'pending' THEN (SELECT MAX(until) FROM review_waits WHERE review_waits.review_id = reviews.id AND until > ${Math.floor(now)}) END)`;
 }
 
 /**
