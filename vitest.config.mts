@@ -35,6 +35,7 @@ const ON_POSTGRES = [
   'test/http/shutdown.test.ts',
   'test/http/sign-in.test.ts',
   'test/http/tenancy.test.ts',
+  'test/http/waiting-until.test.ts',
   'test/http/webhooks.test.ts',
   'test/http/workflows.test.ts',
   'test/cli/durability.test.ts',

@@ -10,6 +10,7 @@ import { AgentStore } from '../db/agent-store';
 import { AuditStore } from '../db/audit-store';
 import { PeopleStore } from '../db/people-store';
 import { ReviewStore } from '../db/review-store';
+import { ReviewWaitStore } from '../db/wait-store';
 import { RoutingRuleStore } from '../db/routing-rule-store';
 import { WorkflowStore } from '../db/workflow-store';
 import { WebhookStore } from '../db/webhook-store';
@@ -80,11 +81,12 @@ export interface ServiceOptions {
 }
 
 /** The repositories over one database. */
-function storesOn(db: Database, config: Config) {
+function storesOn(db: Database, config: Config, clock: () => number) {
   const models = defineModels(db.sequelize);
   const dashboardUrl = reviewLinkBaseOf(config);
   return {
-    reviews: new ReviewStore(db, models, dashboardUrl),
+    reviews: new ReviewStore(db, models, dashboardUrl, clock),
+    waits: new ReviewWaitStore(db),
     feedback: new FeedbackStore(models),
     attachments: new AttachmentStore(models),
     statistics: new StatisticsQuery(db.sequelize),
@@ -126,7 +128,9 @@ export async function openServices(config: Config, log: Logger, { clock = Date.n
   const edition = editionOf(config);
   const storage = await openStorage(config, log, clock);
   const { db } = storage;
-  const stores = storesOn(db, config);
+  const stores = storesOn(db, config, clock);
+  // Waits a killed process left behind would otherwise show until their time ran out.
+  await stores.waits.clearStale(clock());
   const { feed, outbox, unitOfWork } = writesOn(db, stores, edition, clock, log);
   const policy = policyHolder(config.routing);
   const waiters = new DecisionWaiters(feed);
@@ -141,6 +145,8 @@ export async function openServices(config: Config, log: Logger, { clock = Date.n
     workflows: edition.organizations ? hosted.workflows : undefined,
     unitOfWork,
     waiters,
+    waits: stores.waits,
+    log,
     policy: policy.current,
     maxWaiting: config.max_waiting_requests,
     refuseHiddenCharacters: config.refuse_hidden_characters,
@@ -164,6 +170,8 @@ export async function openServices(config: Config, log: Logger, { clock = Date.n
     disk: () => storage.diskSpace.report(),
     replacePolicy: policy.replace,
     close: async () => {
+      // Its waiters have been answered (shutdown); other processes must not show them as waiting.
+      await stores.waits.endAllOfThisProcess().catch((error: unknown) => log.error('could not remove the waits of this process', { error: String(error) }));
       await background.stop();
       await db.close();
     },

@@ -9,6 +9,7 @@ const CODES: Record<OutboxEntry['type'], string> = {
   'review.created': 'c',
   'review.decided': 'd',
   'review.vote': 'v',
+  'review.waiting': 'w',
   'feedback.created': 'f',
   'attachment.created': 'a',
   'attachment.deleted': 'x',

@@ -17,6 +17,7 @@ import * as workflows from './migrations/0015-workflows';
 import * as webhooks from './migrations/0016-webhooks';
 import * as auditHead from './migrations/0017-audit-head';
 import * as webhookDeliveryQueue from './migrations/0018-webhook-delivery-queue';
+import * as reviewWaits from './migrations/0019-review-waits';
 import * as agentNames from './migrations/0020-agent-names';
 import * as tallySlots from './migrations/0024-tally-slots';
 
@@ -43,6 +44,7 @@ export const MIGRATIONS = [
   { name: '0016-webhooks', up: webhooks.up, down: webhooks.down },
   { name: '0017-audit-head', up: auditHead.up, down: auditHead.down },
   { name: '0018-webhook-delivery-queue', up: webhookDeliveryQueue.up, down: webhookDeliveryQueue.down },
+  { name: '0019-review-waits', up: reviewWaits.up, down: reviewWaits.down },
   { name: '0020-agent-names', up: agentNames.up, down: agentNames.down },
   { name: '0024-tally-slots', up: tallySlots.up, down: tallySlots.down },
 ];

@@ -2,7 +2,7 @@ import { DataTypes, type Model, type ModelStatic, type Sequelize } from 'sequeli
 import type { AttachmentRecord, DecisionRecord, FeedbackRecord, ReviewRecord } from '../domain/reviews/records';
 
 /** A review row as stored: times in epoch milliseconds, metadata as JSON text. */
-export type ReviewRow = Omit<ReviewRecord, 'metadata' | 'created_at' | 'updated_at' | 'decided_at' | 'expires_at' | 'decision' | 'workflow' | 'links'> & {
+export type ReviewRow = Omit<ReviewRecord, 'metadata' | 'created_at' | 'updated_at' | 'decided_at' | 'expires_at' | 'waiting_until' | 'decision' | 'workflow' | 'links'> & {
   metadata: string;
   created_at: number;
   updated_at: number;

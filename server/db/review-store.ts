@@ -11,6 +11,8 @@ import type { Scope } from '../domain/shared/principal';
 import type { Tx } from '../domain/shared/unit-of-work';
 import { type DecisionInput, type DecisionRecord, IDEMPOTENCY_KEY_LIFETIME_MS, type ReviewFilters, type ReviewOrder, type ReviewRecord, reviewLinks, STATUS_AFTER } from '../domain/reviews/records';
 import { ClaimTaken } from '../domain/reviews/submitting';
+import type { Clock } from '../domain/shared/unit-of-work';
+import { latestWaitSql, liveWaitsSql } from './wait-store';
 
 export function toDecisionRecord(row: DecisionRow): DecisionRecord {
   return {
@@ -25,7 +27,8 @@ export function toDecisionRecord(row: DecisionRow): DecisionRecord {
   };
 }
 
-function toReviewRecord(row: ReviewRow, decision: DecisionRow | null, dashboardUrl: string | null): ReviewRecord {
+/** `waitingUntil`: the latest live wait on it (`review_waits`); a decided review has none, whatever is left. */
+function toReviewRecord(row: ReviewRow, decision: DecisionRow | null, dashboardUrl: string | null, waitingUntil: number | null): ReviewRecord {
   const links = reviewLinks(dashboardUrl, row.id);
   return {
     id: row.id,
@@ -47,6 +50,7 @@ function toReviewRecord(row: ReviewRow, decision: DecisionRow | null, dashboardU
     updated_at: isoTime(row.updated_at),
     decided_at: row.decided_at === null ? null : isoTime(row.decided_at),
     expires_at: row.expires_at === null ? null : isoTime(row.expires_at),
+    waiting_until: waitingUntil === null || row.status !== 'pending' ? null : isoTime(waitingUntil),
     decision: decision ? toDecisionRecord(decision) : null,
     ...(links && { links }),
   };
@@ -68,10 +72,12 @@ export class ReviewStore implements ReviewRepository {
     private readonly db: Database,
     private readonly models: Models,
     private readonly dashboardUrl: string | null = null,
+    /** Whether a wait's `until` has passed. */
+    private readonly clock: Clock = Date.now,
   ) {}
 
-  private record(row: ReviewRow, decision: DecisionRow | null): ReviewRecord {
-    return toReviewRecord(row, decision, this.dashboardUrl);
+  private record(row: ReviewRow, decision: DecisionRow | null, waitingUntil: number | null = null): ReviewRecord {
+    return toReviewRecord(row, decision, this.dashboardUrl, waitingUntil);
   }
 
   /** Stores a new review as the policy placed it, and a rule's decision with it. */
@@ -168,7 +174,20 @@ export class ReviewStore implements ReviewRepository {
       nest: true,
       transaction,
     })) as unknown as ReviewWithDecision | null;
-    return row ? this.record(row, decisionOrNull(row.decision)) : null;
+    if (!row) return null;
+    const waits = await this.latestWaits([row], transaction);
+    return this.record(row, decisionOrNull(row.decision), waits.get(row.id) ?? null);
+  }
+
+  /** The latest live wait on each pending review of `rows` that has one: one grouped query for a page. */
+  private async latestWaits(rows: readonly ReviewRow[], transaction?: Transaction): Promise<Map<number, number>> {
+    const pending = rows.filter((row) => row.status === 'pending').map((row) => row.id);
+    if (pending.length === 0) return new Map();
+    const found = await this.db.sequelize.query<{ review_id: number; latest: string | number }>(
+      `SELECT review_id, MAX(until) AS latest FROM (${liveWaitsSql(this.clock())}) live WHERE review_id IN (:pending) GROUP BY review_id`,
+      { replacements: { pending }, type: QueryTypes.SELECT, transaction },
+    );
+    return new Map(found.map((row) => [Number(row.review_id), Number(row.latest)]));
   }
 
   /**
@@ -186,8 +205,10 @@ export class ReviewStore implements ReviewRepository {
   ): Promise<{ reviews: ReviewRecord[]; total: number }> {
     // The scope's conditions beside the filters', not over them: a bound key's filter on another agent finds nothing.
     const inScope = reviewsWhere(scope);
-    const where = whereOf(filters, inScope, this.db.sql, (value) => this.db.sequelize.escape(value));
-    const sort = ordersFor(this.db.sql)[order];
+    // One moment for the filter, the order and the page's values, so they agree.
+    const now = this.clock();
+    const where = whereOf(filters, inScope, this.db.sql, (value) => this.db.sequelize.escape(value), now);
+    const sort = ordersFor(this.db.sql, now)[order];
     const [total, ids] = await Promise.all([
       this.count({ ...filters, ...inScope }, where),
       this.models.Review.findAll({ attributes: ['id'], where, order: sort, limit: pageSize, offset: (page - 1) * pageSize, raw: true }) as unknown as Promise<
@@ -202,7 +223,8 @@ export class ReviewStore implements ReviewRepository {
       raw: true,
       nest: true,
     })) as unknown as ReviewWithDecision[];
-    return { total, reviews: rows.map((row) => this.record(row, decisionOrNull(row.decision))) };
+    const waits = await this.latestWaits(rows);
+    return { total, reviews: rows.map((row) => this.record(row, decisionOrNull(row.decision), waits.get(row.id) ?? null)) };
   }
 
   private async count(filters: ReviewFilters, where: WhereOptions<ReviewRow>): Promise<number> {
@@ -255,14 +277,17 @@ export class ReviewStore implements ReviewRepository {
 /** The filters that are columns of `review_tallies`, so a count of them needs no scan of the reviews. */
 const TALLIED_FILTERS: ReadonlySet<string> = new Set(['status', 'decided', 'task_type', 'urgency', 'framework', 'organization_id']);
 
-function ordersFor(sql: SqlDialect): Record<ReviewOrder, Order> {
+function ordersFor(sql: SqlDialect, now: number): Record<ReviewOrder, Order> {
+  const priority: Order = [
+    [literal(URGENCY_RANK_SQL), 'ASC'],
+    ['id', 'ASC'],
+  ];
   return {
     newest: [['id', 'DESC']],
     oldest: [['id', 'ASC']],
-    priority: [
-      [literal(URGENCY_RANK_SQL), 'ASC'],
-      ['id', 'ASC'],
-    ],
+    priority,
+    // Soonest give-up first; reviews nobody waits on after them (`IS NULL` ascending puts false before true on both databases).
+    waiting_until: [[literal(`${latestWaitSql(now)} IS NULL`), 'ASC'], [literal(latestWaitSql(now)), 'ASC'], ...priority],
     // Undecided reviews last: SQLite sorts NULL below every value, so a descending walk ends
     // with them; PostgreSQL sorts it above, unless told.
     recently_decided: [
@@ -277,9 +302,11 @@ function likePattern(text: string): string {
   return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
-function whereOf(filters: ReviewFilters, inScope: ReturnType<typeof reviewsWhere>, sql: SqlDialect, escape: (value: string) => string): WhereOptions<ReviewRow> {
-  const { decided, q, assigned_to_any: assignedToAny, ...equalities } = filters;
+function whereOf(filters: ReviewFilters, inScope: ReturnType<typeof reviewsWhere>, sql: SqlDialect, escape: (value: string) => string, now: number): WhereOptions<ReviewRow> {
+  const { decided, q, waiting, assigned_to_any: assignedToAny, ...equalities } = filters;
   const conditions: unknown[] = [equalities, inScope];
+  const waitedOn = `(status = 'pending' AND id IN (SELECT review_id FROM (${liveWaitsSql(now)}) live))`;
+  if (waiting !== undefined) conditions.push(literal(waiting ? waitedOn : `NOT ${waitedOn}`));
   if (assignedToAny) conditions.push({ [Op.or]: [{ assigned_to: assignedToAny.people }, { assigned_team: assignedToAny.teams }] });
   if (decided !== undefined) conditions.push({ status: decided ? { [Op.ne]: 'pending' } : 'pending' });
   // Case-insensitive for ASCII letters on both: SQLite's LIKE is, PostgreSQL's ILIKE.

@@ -33,6 +33,7 @@ describe('POST /reviews', () => {
       updated_at: expect.any(String),
       decided_at: null,
       expires_at: null,
+      waiting_until: null,
       decision: null,
       links: { dashboard: `http://127.0.0.1:8501/#/reviews/${response.body.id}` },
     });

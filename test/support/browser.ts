@@ -1,5 +1,5 @@
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { type RunningCli, startWithDashboard, stopProgram } from './cli';
 import { makeTempDir } from './temp';
 import { launchChromium } from '../../bench/chromium';
@@ -46,6 +46,22 @@ export async function reviewerContext(browser: Browser, options: BrowserContextO
     if (window.top === window && window.localStorage) window.localStorage.setItem('greenlight.reviewerNameAsked', 'yes');
   });
   return context;
+}
+
+/**
+ * A new page on the dashboard at `url`, in a context of its own whose clock the test can move
+ * (time otherwise runs as usual), once its live connection is open. A page error fails the test.
+ */
+export async function openLiveDashboard(browser: Browser, url: string, options: { width?: number; height?: number; bypassCSP?: boolean } = {}): Promise<Page> {
+  const context = await reviewerContext(browser, { viewport: { width: options.width ?? 1280, height: options.height ?? 800 }, bypassCSP: options.bypassCSP ?? false });
+  await context.clock.install();
+  const page = await context.newPage();
+  page.on('pageerror', (error) => {
+    throw error;
+  });
+  await page.goto(url);
+  await expect.poll(() => page.locator('.live').textContent()).toBe('Live');
+  return page;
 }
 
 /**

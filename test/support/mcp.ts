@@ -122,6 +122,17 @@ export function describeReviewTools(transport: string, harness: () => McpHarness
       expect(result.structuredContent).toMatchObject({ status: 'approved', action_to_take: refund.proposed_action });
     });
 
+    it('shows the waiting agent as the review\'s waiting_until over REST while request_review waits, and null once decided', async () => {
+      const { client, apiUrl } = harness();
+      const waiting = await startBlockingReview(client, refund);
+      await expect.poll(async () => (await call(apiUrl, 'GET', `/reviews/${waiting.id}`)).body.waiting_until).not.toBeNull();
+      const listed = (await call(apiUrl, 'GET', '/reviews?waiting=true')).body.reviews.map((review: { id: number }) => review.id);
+      expect(listed).toContain(waiting.id);
+      await call(apiUrl, 'POST', `/reviews/${waiting.id}/decide`, { decision_type: 'approve' });
+      expect(textOf(await waiting.result)).toMatch(/^approved\n/);
+      expect((await call(apiUrl, 'GET', `/reviews/${waiting.id}`)).body.waiting_until).toBeNull();
+    });
+
     it('answers "pending" with the review id and how to check later when no one decides in time', async () => {
       const { client, apiUrl } = harness();
       const result = await callTool(client, 'request_review', { ...refund, wait_seconds: 1 });

@@ -22,6 +22,7 @@ const pending: ReviewRecord = {
   updated_at: '2026-11-22T10:00:00.000Z',
   decided_at: null,
   expires_at: null,
+  waiting_until: null,
   decision: null,
 };
 

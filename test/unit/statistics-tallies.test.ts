@@ -144,10 +144,14 @@ const URGENCY_RANK: Record<Urgency, number> = { critical: 0, high: 1, medium: 2,
 type Compare = (a: ListedRow, b: ListedRow) => number;
 
 /** The orders as the OpenAPI document describes them, written out independently of the store's SQL. */
+const byPriority: Compare = (a, b) => URGENCY_RANK[a.urgency] - URGENCY_RANK[b.urgency] || a.id - b.id;
+
 const SORTS: Record<ReviewOrder, Compare> = {
   newest: (a, b) => b.id - a.id,
   oldest: (a, b) => a.id - b.id,
-  priority: (a, b) => URGENCY_RANK[a.urgency] - URGENCY_RANK[b.urgency] || a.id - b.id,
+  priority: byPriority,
+  // No agent waits on these rows: reviews nobody waits on come in priority order.
+  waiting_until: byPriority,
   // Undecided reviews last.
   recently_decided: (a, b) => (b.decided_at ?? -1) - (a.decided_at ?? -1) || b.id - a.id,
 };

@@ -68,6 +68,7 @@ const EVENT_TYPES: Record<keyof EventData, true> = {
   'review.created': true,
   'review.decided': true,
   'review.vote': true,
+  'review.waiting': true,
   'feedback.created': true,
   'attachment.created': true,
   'attachment.deleted': true,

@@ -10,6 +10,7 @@ import { useQueueStore } from './queue';
 import { useReviewDetailsStore } from './review-details';
 import { useSessionStore } from './session';
 import { useStatisticsStore } from './statistics';
+import { useWaitingAgentsStore } from './waiting-agents';
 
 export type LiveStatus = 'offline' | 'connecting' | 'live' | 'reconnecting';
 
@@ -36,13 +37,16 @@ export const useLiveStore = defineStore('live', () => {
     useHistoryStore().applyEvent(type, payload);
     useReviewDetailsStore().applyEvent(type, payload);
     usePendingCountsStore().applyEvent(type, payload);
-    useStatisticsStore().invalidate();
+    useWaitingAgentsStore().applyEvent(type, payload);
+    // An agent starting or stopping a wait changes no figure.
+    if (type !== 'review.waiting') useStatisticsStore().invalidate();
     useAlertsStore().applyEvent(type, payload);
   }
 
   function readEverything(): void {
     void useQueueStore().load();
     void usePendingCountsStore().refresh();
+    void useWaitingAgentsStore().refresh();
     void useStatisticsStore().load();
     const history = useHistoryStore();
     if (history.pagesLoaded > 0) void history.load();

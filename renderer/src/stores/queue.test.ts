@@ -226,6 +226,53 @@ describe('useQueueStore', () => {
     expect(queue.selectedId).toBe(queue.shown[0].id);
   });
 
+  it('follows agents starting and stopping to wait as a reload would: in the soonest-give-up order, and in and out of the waiting filter', async () => {
+    const idle = await create({ task_type: 'waiting-test', urgency: 'critical' });
+    const soon = await create({ task_type: 'waiting-test', urgency: 'low' });
+    const later = await create({ task_type: 'waiting-test', urgency: 'low' });
+    const reread = async (id: number): Promise<ReviewRecord> => (await (await fetch(`${server.url}/reviews/${id}`)).json()) as ReviewRecord;
+    const polls = new AbortController();
+    const poll = (id: number, seconds: number) => fetch(`${server.url}/reviews/${id}/decision?wait=${seconds}`, { signal: polls.signal }).catch(() => undefined);
+    const queue = useQueueStore();
+    try {
+      await queue.setFilters({ status: 'pending', task_type: 'waiting-test' });
+      await queue.setSort('waiting_until');
+      expect(queue.reviews.map((r) => r.id)).toEqual([idle.id, soon.id, later.id]);
+
+      const held = [poll(later.id, 200), poll(soon.id, 100)];
+      await expect.poll(async () => (await reread(soon.id)).waiting_until !== null && (await reread(later.id)).waiting_until !== null).toBe(true);
+      queue.applyEvent('review.waiting', await reread(later.id));
+      queue.applyEvent('review.waiting', await reread(soon.id));
+      expect(queue.reviews.map((r) => r.id)).toEqual([soon.id, later.id, idle.id]);
+      const live = queue.reviews.map((r) => [r.id, r.waiting_until]);
+      await queue.load();
+      expect(queue.reviews.map((r) => [r.id, r.waiting_until])).toEqual(live);
+
+      polls.abort();
+      await Promise.all(held);
+      await expect.poll(async () => (await reread(soon.id)).waiting_until === null && (await reread(later.id)).waiting_until === null).toBe(true);
+      queue.applyEvent('review.waiting', await reread(soon.id));
+      queue.applyEvent('review.waiting', await reread(later.id));
+      expect(queue.reviews.map((r) => r.id)).toEqual([idle.id, soon.id, later.id]);
+
+      // Filtered on waiting: a review joins the list when an agent starts waiting, and leaves when it stops.
+      await queue.setFilters({ status: 'pending', task_type: 'waiting-test', waiting: true });
+      expect(queue.total).toBe(0);
+      const again = new AbortController();
+      const polled = fetch(`${server.url}/reviews/${later.id}/decision?wait=60`, { signal: again.signal }).catch(() => undefined);
+      await expect.poll(async () => (await reread(later.id)).waiting_until).not.toBeNull();
+      queue.applyEvent('review.waiting', await reread(later.id));
+      expect([queue.reviews.map((r) => r.id), queue.total]).toEqual([[later.id], 1]);
+      again.abort();
+      await polled;
+      await expect.poll(async () => (await reread(later.id)).waiting_until).toBeNull();
+      queue.applyEvent('review.waiting', await reread(later.id));
+      expect([queue.reviews.map((r) => r.id), queue.total]).toEqual([[], 0]);
+    } finally {
+      polls.abort();
+    }
+  });
+
   it('moves the selection with j and k bounds', async () => {
     const queue = useQueueStore();
     const ids = [];

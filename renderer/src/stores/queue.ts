@@ -16,6 +16,9 @@ export type QueueFilters = Omit<ReviewFilters, 'decided'>;
 
 export const DEFAULT_FILTERS: QueueFilters = { status: 'pending' };
 
+/** How the reviewer orders the queue: the default (most urgent first while pending), or the agent that gives up soonest first. */
+export type QueueSort = 'default' | 'waiting_until';
+
 /** What became of a review the reviewer acted on, shown in place of the decision buttons. */
 export type Outcome =
   | { kind: 'decided'; decision: DecisionRecord }
@@ -45,7 +48,8 @@ export function describeDecision(decision: DecisionType, review: ReviewRecord, t
  */
 export const useQueueStore = defineStore('queue', () => {
   const filters = ref<QueueFilters>({ ...DEFAULT_FILTERS });
-  const order = computed(() => (filters.value.status === 'pending' ? 'priority' : 'newest'));
+  const sort = ref<QueueSort>('default');
+  const order = computed(() => (sort.value === 'waiting_until' ? 'waiting_until' : filters.value.status === 'pending' ? 'priority' : 'newest'));
   const list = pagedReviews({
     read: (page) => useApi().listReviews({ ...filters.value, sort: order.value, page, page_size: PAGE_SIZE }),
     apply,
@@ -107,6 +111,11 @@ export const useQueueStore = defineStore('queue', () => {
 
   const clearFilters = (): Promise<void> => setFilters(DEFAULT_FILTERS);
 
+  async function setSort(next: QueueSort): Promise<void> {
+    sort.value = next;
+    await load();
+  }
+
   function select(id: number | null): void {
     selectedId.value = id;
   }
@@ -160,10 +169,35 @@ export const useQueueStore = defineStore('queue', () => {
     }
   }
 
+  /**
+   * An agent started or stopped waiting on a pending review: it may now belong to the list
+   * (filtered on waiting) or not, and move (sorted by when agents give up).
+   */
+  function receiveWaiting(event: ReviewRecord): void {
+    const index = reviews.value.findIndex((r) => r.id === event.id);
+    // The event changes the wait alone; the rest of a listed review may be newer here (a vote).
+    const review = index >= 0 ? { ...reviews.value[index], waiting_until: event.waiting_until } : event;
+    const belongs = matchesFilters(review, filters.value, useSessionStore().me);
+    if (index >= 0 && belongs && order.value !== 'waiting_until') {
+      reviews.value[index] = review;
+      return;
+    }
+    // Taken out where the total counted it (listed, or on a page not loaded when the filters ask
+    // nothing of waits), so that whether more pages remain is judged without it, then put back.
+    if (index >= 0) remove(review.id);
+    else if (filters.value.waiting === undefined && belongs) total.value -= 1;
+    if (belongs) {
+      placeInOrder(reviews.value, review, order.value, hasMore.value);
+      total.value += 1;
+    }
+    if (selectedId.value === null) selectedId.value = shown.value[0]?.id ?? null;
+  }
+
   function apply<K extends keyof ServiceEvents>(type: K, payload: ServiceEvents[K]): void {
     if (type === 'review.created') receiveCreated(payload as ReviewRecord);
     if (type === 'review.decided') receiveDecided(payload as ReviewRecord);
     if (type === 'review.vote') replace(payload as ReviewRecord);
+    if (type === 'review.waiting') receiveWaiting(payload as ReviewRecord);
   }
 
   /** Ends a hold without sending; returns its decision. */
@@ -287,9 +321,11 @@ export const useQueueStore = defineStore('queue', () => {
     announcement,
     hasMore,
     order,
+    sort,
     load,
     loadMore,
     setFilters,
+    setSort,
     clearFilters,
     select,
     reveal,

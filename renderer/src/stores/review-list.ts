@@ -3,13 +3,17 @@ import { URGENCY_ORDER } from '../api/types';
 
 const rank = (review: ReviewRecord): number => URGENCY_ORDER.indexOf(review.urgency);
 const decidedAt = (review: ReviewRecord): number => (review.decided_at ? Date.parse(review.decided_at) : -Infinity);
+const givesUpAt = (review: ReviewRecord): number => (review.waiting_until ? Date.parse(review.waiting_until) : Infinity);
+const byPriority = (a: ReviewRecord, b: ReviewRecord): number => rank(a) - rank(b) || a.id - b.id;
 
 /** The same orders the API applies, so a review arriving live lands where a reload would put it. */
 export const COMPARATORS: Record<ReviewOrder, (a: ReviewRecord, b: ReviewRecord) => number> = {
   newest: (a, b) => b.id - a.id,
   oldest: (a, b) => a.id - b.id,
-  priority: (a, b) => rank(a) - rank(b) || a.id - b.id,
+  priority: byPriority,
   recently_decided: (a, b) => decidedAt(b) - decidedAt(a) || b.id - a.id,
+  // Soonest give-up first; reviews nobody waits on after them, by priority. (Infinity - Infinity is NaN: no wait on either.)
+  waiting_until: (a, b) => givesUpAt(a) - givesUpAt(b) || byPriority(a, b),
 };
 
 /** Who "Mine" means in the hosted edition: the signed-in person's e-mail and teams. */
@@ -23,6 +27,7 @@ export function matchesFilters(review: ReviewRecord, filters: ReviewFilters, me?
   if (filters.mine && !(me && (review.assigned_to === me.email || (review.assigned_team !== null && me.teams.includes(review.assigned_team))))) return false;
   if (filters.status && review.status !== filters.status) return false;
   if (filters.decided !== undefined && (review.status !== 'pending') !== filters.decided) return false;
+  if (filters.waiting !== undefined && (review.waiting_until !== null) !== filters.waiting) return false;
   if (filters.task_type && review.task_type !== filters.task_type) return false;
   if (filters.urgency && review.urgency !== filters.urgency) return false;
   if (filters.framework && review.framework !== filters.framework) return false;

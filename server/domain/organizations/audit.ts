@@ -85,6 +85,9 @@ export function auditEntryOf(event: DomainEvent): AuditEntryInput | null {
       const vote = event.payload.workflow?.votes.at(-1);
       return { organization_id, action: 'review.voted', target_type: 'review', target_id: event.review_id, data: { decision_type: vote?.decision_type ?? null, stage: vote?.stage ?? null, user_id: vote?.user_id ?? null } };
     }
+    case 'review.waiting':
+      // An agent's wait comes and goes with its connection; it changes nothing anyone decided.
+      return null;
     case 'feedback.created':
       return { organization_id, action: 'feedback.created', target_type: 'feedback', target_id: event.payload.id, data: { review_id: event.review_id, rating: event.payload.rating } };
     case 'attachment.created':

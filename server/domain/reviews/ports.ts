@@ -66,6 +66,22 @@ export interface ReviewRepository {
   dueForExpiry(now: number, limit: number): Promise<DueReview[]>;
 }
 
+/**
+ * The agents waiting on reviews right now, as every API process sharing the database sees them:
+ * a review's `waiting_until` is the latest `until` of its waits that has not passed.
+ */
+export interface ReviewWaitRepository {
+  /**
+   * Records a wait until `until`; `raised` says whether it moved the review's `waiting_until`
+   * later, `latest` is that moment now.
+   */
+  start(tx: Tx, reviewId: number, until: number, now: number): Promise<{ id: number; raised: boolean; latest: number | null }>;
+  /** Removes a wait; `lowered` says whether the review's `waiting_until` moved earlier (or to none), `latest` is what it is now. */
+  end(tx: Tx, waitId: number, now: number): Promise<{ lowered: boolean; latest: number | null }>;
+  /** Removes every wait this process holds: it is shutting down, and its waiters were answered. */
+  endAllOfThisProcess(): Promise<void>;
+}
+
 export interface FeedbackRepository {
   /** Null when the review does not exist in `scope`; else the record and its review. */
   insert(tx: Tx, scope: Scope, reviewId: number, input: FeedbackInput, now: number): Promise<{ record: FeedbackRecord; review: EventSubject } | null>;

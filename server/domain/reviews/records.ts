@@ -83,6 +83,12 @@ export interface ReviewRecord {
   decided_at: string | null;
   /** When a pending review gets the policy's fail-safe decision; null without a limit. */
   expires_at: string | null;
+  /**
+   * The latest moment until which some agent is waiting on this review right now (a blocking
+   * create, a long-poll of its decision, an MCP `request_review`), in any API process; null
+   * when none is, and once decided.
+   */
+  waiting_until: string | null;
   decision: DecisionRecord | null;
   /** Hosted edition: the approval workflow governing the review, with its votes; absent when none does. */
   workflow?: WorkflowProgress;
@@ -102,11 +108,13 @@ export function reviewLinks(dashboardUrl: string | null, id: number): ReviewLink
   return dashboardUrl === null ? undefined : { dashboard: `${dashboardUrl.replace(/\/+$/, '')}/#/reviews/${id}` };
 }
 
-export const REVIEW_ORDERS = ['newest', 'oldest', 'priority', 'recently_decided'] as const;
+export const REVIEW_ORDERS = ['newest', 'oldest', 'priority', 'recently_decided', 'waiting_until'] as const;
 
 /**
  * `priority` is the reviewer's queue: most urgent first, then oldest first.
  * `recently_decided` puts the latest decisions first (pending reviews last).
+ * `waiting_until` puts first the review whose waiting agent gives up soonest, reviews nobody
+ * waits on last (in `priority` order).
  */
 export type ReviewOrder = (typeof REVIEW_ORDERS)[number];
 
@@ -116,6 +124,8 @@ export interface ReviewFilters {
   decided?: boolean;
   /** Case-insensitive substring of the proposed action. */
   q?: string;
+  /** true: pending reviews some agent is waiting on right now; false: the others. */
+  waiting?: boolean;
   task_type?: string;
   urgency?: Urgency;
   framework?: string;

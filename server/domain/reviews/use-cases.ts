@@ -1,10 +1,11 @@
 import type { OrganizationRouting } from '../routing/organization-rules';
 import type { Policy } from '../routing/review-policy';
 import type { AgentRepository } from '../organizations/ports';
-import type { Clock, UnitOfWork } from '../shared/unit-of-work';
+import type { Clock, Log, UnitOfWork } from '../shared/unit-of-work';
 import type { PeopleRepository } from '../people/ports';
 import type { AttachmentService } from './attachments';
-import type { ReviewRepository } from './ports';
+import type { ReviewRepository, ReviewWaitRepository } from './ports';
+import type { Scope } from '../shared/principal';
 import type { DecisionWaiters } from './waiters';
 import type { Workflows } from '../workflows/workflows';
 import { DecideReview } from './deciding';
@@ -32,6 +33,9 @@ export interface ReviewUseCaseOptions {
   workflows?: Workflows;
   unitOfWork: UnitOfWork;
   waiters: DecisionWaiters;
+  /** Where waits are written down for every process to see (`waiting_until`), and where a failure to is reported. */
+  waits?: ReviewWaitRepository;
+  log?: Pick<Log, 'error'>;
   /** The policy in force now (it can be reloaded while the service runs). */
   policy: () => Policy;
   /** Most requests held waiting for decisions at once (`max_waiting_requests`). */
@@ -45,9 +49,10 @@ export interface ReviewUseCaseOptions {
 
 /** The review use cases over one set of repositories. */
 export function reviewUseCases(options: ReviewUseCaseOptions): ReviewUseCases {
-  const { reviews, agents, people, organizationRouting, workflows, unitOfWork, waiters, policy, maxWaiting, refuseHiddenCharacters, attachments, clock } = options;
+  const { reviews, agents, people, organizationRouting, workflows, unitOfWork, waiters, waits, log, policy, maxWaiting, refuseHiddenCharacters, attachments, clock } = options;
   const reading = new ReadReviews({ reviews, people, workflows });
-  const waiting = new WaitForDecision({ reviews, waiters, maxWaiting });
+  const shown = waits && log ? { waits, unitOfWork, log, read: (scope: Scope, id: number) => reading.get(scope, id) } : undefined;
+  const waiting = new WaitForDecision({ reviews, waiters, maxWaiting, shown, clock });
   return {
     reading,
     waiting,

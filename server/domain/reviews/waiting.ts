@@ -1,6 +1,9 @@
 import { AppError, notFound } from '../shared/errors';
+import { domainEvent } from '../shared/events';
 import { INSTALLATION, type Scope } from '../shared/principal';
-import type { ReviewRepository } from './ports';
+import type { Clock, Log, Tx, UnitOfWork } from '../shared/unit-of-work';
+import type { ReviewRepository, ReviewWaitRepository } from './ports';
+import type { ReviewRecord } from './records';
 import type { DecisionWaiters, WaitOutcome } from './waiters';
 
 /** How soon a client refused for want of waiting room should try again. */
@@ -11,6 +14,19 @@ export interface WaitForDecisionOptions {
   waiters: DecisionWaiters;
   /** Most requests held waiting for decisions at once (`max_waiting_requests`). */
   maxWaiting?: number;
+  /**
+   * Where waits are written down for every process to see (a review's `waiting_until`), with
+   * the unit of work that writes them and their `review.waiting` events; absent, waits are
+   * held but not shown.
+   */
+  shown?: {
+    waits: ReviewWaitRepository;
+    unitOfWork: UnitOfWork;
+    /** The review as readers get it (with its workflow's progress), for the event's payload. */
+    read: (scope: Scope, reviewId: number) => Promise<ReviewRecord>;
+    log: Pick<Log, 'error'>;
+  };
+  clock?: Clock;
 }
 
 /**
@@ -19,9 +35,11 @@ export interface WaitForDecisionOptions {
  */
 export class WaitForDecision {
   private readonly maxWaiting: number;
+  private readonly clock: Clock;
 
   constructor(private readonly options: WaitForDecisionOptions) {
     this.maxWaiting = options.maxWaiting ?? Number.POSITIVE_INFINITY;
+    this.clock = options.clock ?? Date.now;
   }
 
   /**
@@ -46,6 +64,8 @@ export class WaitForDecision {
    */
   async wait(scope: Scope, reviewId: number, timeoutMs: number, signal?: AbortSignal): Promise<WaitOutcome> {
     const { waiters, reviews } = this.options;
+    // Before the timer starts: a wait that timed out never shows as still waiting.
+    const until = this.clock() + timeoutMs;
     const outcome = waiters.wait(reviewId, timeoutMs, signal);
     const current = await reviews.findById(scope, reviewId);
     if (!current) {
@@ -53,8 +73,57 @@ export class WaitForDecision {
       throw notFound('review', reviewId);
     }
     if (current.decision) waiters.wake(reviewId, { kind: 'decided', review: current });
+    else this.show(scope, reviewId, until, outcome);
     return outcome;
   }
+
+  /**
+   * Writes the wait down while it lasts, so every process's readers see `waiting_until`, and
+   * tells live streams when that moves. It runs beside the wait and never fails it: a wait not
+   * shown still gets its decision, and a row left behind stops counting at its `until`.
+   */
+  private show(scope: Scope, reviewId: number, until: number, outcome: Promise<WaitOutcome>): void {
+    const { shown } = this.options;
+    if (!shown) return;
+    const { waits, unitOfWork, read, log } = shown;
+    const report = (step: string) => (error: unknown) => log.error(`could not ${step} a wait on a review`, { review_id: reviewId, error: String(error) });
+    const started = (async () => {
+      // Read before the write, outside its transaction: a workflow's progress is read on a connection of its own.
+      const review = await read(scope, reviewId);
+      return unitOfWork.run(async (tx) => {
+        const wait = await waits.start(tx, reviewId, until, this.clock());
+        if (wait.raised) await this.announce(tx, scope, review, wait.latest);
+        return wait.id;
+      });
+    })().catch((error: unknown) => {
+      report('record')(error);
+      return null;
+    });
+    void outcome
+      .then(async (ended) => {
+        const waitId = await started;
+        // A decision says itself that nobody waits; at shutdown the process removes all its waits at once.
+        if (waitId === null || ended.kind === 'shutdown') return;
+        const review = ended.kind === 'decided' ? null : await read(scope, reviewId);
+        await unitOfWork.run(async (tx) => {
+          const { lowered, latest } = await waits.end(tx, waitId, this.clock());
+          if (lowered && review) await this.announce(tx, scope, review, latest);
+        });
+      })
+      .catch(report('remove'));
+  }
+
+  /**
+   * `review.waiting`: the review with its new `waiting_until`, while it is still pending in this
+   * transaction (a decision that landed since the read has said that nobody waits). Its other
+   * fields are as read just before; clients that hold the review take the `waiting_until`.
+   */
+  private async announce(tx: Tx, scope: Scope, review: ReviewRecord, latest: number | null): Promise<void> {
+    const now = await this.options.reviews.findById(scope, review.id, tx);
+    if (!now || now.decision) return;
+    tx.record(domainEvent('review.waiting', review, { ...review, waiting_until: latest === null ? null : new Date(latest).toISOString() }));
+  }
+
 
   /**
    * Re-reads every review a request waits on and answers those decided: after events may have

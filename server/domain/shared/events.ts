@@ -7,6 +7,8 @@ export interface EventPayloads {
   'review.decided': ReviewRecord;
   /** A vote that did not yet decide the review: the review, still pending, with its workflow's progress. */
   'review.vote': ReviewRecord;
+  /** The pending review whose `waiting_until` moved: an agent started waiting on it, or stopped. */
+  'review.waiting': ReviewRecord;
   'feedback.created': FeedbackRecord;
   'attachment.created': AttachmentRecord;
   'attachment.deleted': { id: number; review_id: number };
@@ -14,7 +16,7 @@ export interface EventPayloads {
 
 export type EventType = keyof EventPayloads;
 
-export const EVENT_TYPES: readonly EventType[] = ['review.created', 'review.decided', 'review.vote', 'feedback.created', 'attachment.created', 'attachment.deleted'];
+export const EVENT_TYPES: readonly EventType[] = ['review.created', 'review.decided', 'review.vote', 'review.waiting', 'feedback.created', 'attachment.created', 'attachment.deleted'];
 
 /** The review an event is about, as far as who may see the event goes: its organization, and its agent. */
 export type EventSubject = Pick<ReviewRecord, 'id' | 'organization_id' | 'agent_id'>;

@@ -164,7 +164,7 @@
  *       type: object
  *       required: [id, task_type, proposed_action, agent_reasoning, confidence_score, urgency, framework,
  *                  metadata, organization_id, agent_id, agent_name, status, assigned_to, assigned_team, routing_rule,
- *                  created_at, updated_at, decided_at, expires_at, decision]
+ *                  created_at, updated_at, decided_at, expires_at, waiting_until, decision]
  *       properties:
  *         id: { type: integer }
  *         task_type: { type: string }
@@ -202,6 +202,17 @@
  *           format: date-time
  *           nullable: true
  *           description: When a still pending review gets the policy's fail-safe decision (`on_expiry`); null without a limit.
+ *         waiting_until:
+ *           type: string
+ *           format: date-time
+ *           nullable: true
+ *           description: >-
+ *             The latest moment until which some agent is waiting on this review right now — a
+ *             blocking create (`blocking: true`, `Prefer: wait=`), a long-poll of its decision
+ *             (`GET /reviews/{id}/decision?wait=`), an MCP `request_review` — in any API process
+ *             sharing the database; the agent gives up then if nobody decides. `null` when no
+ *             agent is waiting, and once the review is decided. A `review.waiting` event tells
+ *             when it changes.
  *         decision:
  *           type: object
  *           allOf: [{ $ref: '#/components/schemas/Decision' }]
@@ -235,6 +246,7 @@
  *         updated_at: '2026-11-22T10:00:00.000Z'
  *         decided_at: null
  *         expires_at: '2026-11-22T11:00:00.000Z'
+ *         waiting_until: '2026-11-22T10:05:00.000Z'
  *         decision: null
  *         links: { dashboard: 'https://review.example.com/#/reviews/42' }
  *     ReviewLinks:

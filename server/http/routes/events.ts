@@ -34,6 +34,15 @@ import type { EventStreams } from '../event-stream';
  *                 event: { type: string, enum: [review.vote] }
  *                 data: { $ref: '#/components/schemas/Review' }
  *             - type: object
+ *               description: >-
+ *                 An agent started or stopped waiting on a pending review, moving its
+ *                 `waiting_until`; the review as it now reads. Its decision's `review.decided`
+ *                 says for itself that nobody waits any longer.
+ *               required: [event, data]
+ *               properties:
+ *                 event: { type: string, enum: [review.waiting] }
+ *                 data: { $ref: '#/components/schemas/Review' }
+ *             - type: object
  *               required: [event, data]
  *               properties:
  *                 event: { type: string, enum: [feedback.created] }

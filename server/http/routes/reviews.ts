@@ -95,9 +95,13 @@ function filtersOf(req: Request): ReviewFilters {
     const value = req.query[name] as unknown;
     if (typeof value === 'string' || typeof value === 'number') filters[name] = NUMERIC_FILTERS.has(name) ? integerOf(value, name) : value;
   }
+  return { ...filters, ...booleanFilter(req, 'decided'), ...booleanFilter(req, 'waiting') } as ReviewFilters;
+}
+
+function booleanFilter(req: Request, name: 'decided' | 'waiting'): Partial<Record<typeof name, boolean>> {
   // The validator has checked it is a boolean; depending on the parser it arrives as one or as text.
-  const decided = req.query.decided as unknown;
-  return { ...filters, ...(decided === undefined ? {} : { decided: String(decided) === 'true' }) } as ReviewFilters;
+  const value = req.query[name] as unknown;
+  return value === undefined ? {} : { [name]: String(value) === 'true' };
 }
 
 export function reviewRoutes({ reviews, blockingTimeoutSeconds, attachments, files }: ReviewRoutesOptions): Router {
@@ -250,6 +254,12 @@ export function reviewRoutes({ reviews, blockingTimeoutSeconds, attachments, fil
    *         in: query
    *         description: '`true`: only decided reviews (any status but pending); `false`: only pending ones.'
    *         schema: { type: boolean }
+   *       - name: waiting
+   *         in: query
+   *         description: >-
+   *           `true`: only pending reviews some agent is waiting on right now (their
+   *           `waiting_until` is set); `false`: only the others.
+   *         schema: { type: boolean }
    *       - name: q
    *         in: query
    *         # Free text: `+` for a space (as form encoding and most HTTP clients write it) is accepted.
@@ -260,8 +270,10 @@ export function reviewRoutes({ reviews, blockingTimeoutSeconds, attachments, fil
    *         in: query
    *         description: >-
    *           `newest` (default) or `oldest` by creation; `priority` is the reviewer's queue — most
-   *           urgent first, then oldest first; `recently_decided` puts the latest decisions first.
-   *         schema: { type: string, enum: [newest, oldest, priority, recently_decided], default: newest }
+   *           urgent first, then oldest first; `recently_decided` puts the latest decisions first;
+   *           `waiting_until` puts first the review whose waiting agent gives up soonest, then the
+   *           others in `priority` order.
+   *         schema: { type: string, enum: [newest, oldest, priority, recently_decided, waiting_until], default: newest }
    *       - { name: page, in: query, schema: { type: integer, minimum: 1, maximum: 1000000, default: 1 } }
    *       - { name: page_size, in: query, schema: { type: integer, minimum: 1, maximum: 100, default: 20 } }
    *     responses:
