@@ -12,6 +12,7 @@ import { PeopleStore } from '../db/people-store';
 import { ReviewStore } from '../db/review-store';
 import { RoutingRuleStore } from '../db/routing-rule-store';
 import { WorkflowStore } from '../db/workflow-store';
+import { EvaluationStore } from '../db/evaluation-store';
 import { WebhookStore } from '../db/webhook-store';
 import { StatisticsQuery } from '../db/statistics-query';
 import { DatabaseUnitOfWork } from '../db/unit-of-work';
@@ -24,6 +25,7 @@ import { AuditService } from '../domain/organizations/audit';
 import { OrganizationRouting } from '../domain/routing/organization-rules';
 import { PeopleService } from '../domain/people/people';
 import { Workflows } from '../domain/workflows/workflows';
+import { Evaluations } from '../domain/evaluations/evaluations';
 import { webhookEnqueuer, WebhookService } from '../domain/webhooks/webhooks';
 import { Invitations, SignInService } from '../domain/people/sign-in';
 import { passwordHashing, type ScryptCost } from '../domain/people/passwords';
@@ -47,6 +49,7 @@ export interface HostedServices {
   signIn: SignInService;
   routing: OrganizationRouting;
   workflows: Workflows;
+  evaluations: Evaluations;
   webhooks: WebhookService;
 }
 
@@ -93,6 +96,7 @@ function storesOn(db: Database) {
     audit: new AuditStore(db),
     routingRules: new RoutingRuleStore(db),
     workflows: new WorkflowStore(db),
+    evaluations: new EvaluationStore(db),
     webhooks: new WebhookStore(db),
   };
 }
@@ -145,7 +149,20 @@ export async function openServices(config: Config, log: Logger, { clock = Date.n
     clock,
   });
   const attachments = attachmentService(config, storage, stores, unitOfWork, clock);
-  const background = await startBackgroundWork({ config, edition, storage, stores, unitOfWork, feed, outbox, reviews, policy: policy.current, log, clock });
+  const background = await startBackgroundWork({
+    config,
+    edition,
+    storage,
+    stores,
+    unitOfWork,
+    feed,
+    outbox,
+    reviews,
+    policy: policy.current,
+    evaluations: edition.organizations ? hosted.evaluations : undefined,
+    log,
+    clock,
+  });
   return {
     edition,
     db,
@@ -183,7 +200,7 @@ function attachmentService(config: Config, storage: Storage, stores: Stores, uni
 /** The hosted edition's use cases. Built in either edition: the self-hosted one serves none of them. */
 export function hostedServices(
   config: Config,
-  stores: Pick<Stores, 'organizations' | 'agents' | 'audit' | 'people' | 'routingRules' | 'workflows' | 'webhooks'>,
+  stores: Pick<Stores, 'organizations' | 'agents' | 'audit' | 'people' | 'routingRules' | 'workflows' | 'evaluations' | 'webhooks'>,
   unitOfWork: UnitOfWork,
   clock: () => number,
   passwordCost: ScryptCost | undefined,
@@ -198,6 +215,7 @@ export function hostedServices(
     signIn: new SignInService(stores.people, unitOfWork, clock, passwordHashing(passwordCost)),
     routing: new OrganizationRouting(stores.routingRules, stores.people, unitOfWork, clock),
     workflows: new Workflows(stores.workflows, stores.organizations, stores.people, unitOfWork, clock),
+    evaluations: new Evaluations(stores.evaluations, stores.evaluations, unitOfWork, clock),
     webhooks: new WebhookService(stores.webhooks, unitOfWork, webhookTargets, config.max_webhooks_per_organization, clock, wakeWebhooks),
   };
 }

@@ -143,7 +143,7 @@ export function suggestThreshold(counts: readonly ThresholdCounts[], settings: S
 export interface RuleFilters {
   task_type?: string[];
   framework?: string[];
-  agent_id?: string[];
+  agent_id?: number[];
 }
 
 /** The body of a shadow auto-approve routing rule for a threshold, ready to POST /routing-rules. */
