@@ -80,6 +80,8 @@ export interface ServiceOptions {
   clock?: () => number;
   /** scrypt's cost for new passwords and for the timing of unknown e-mails (default PASSWORD_COST). */
   passwordCost?: ScryptCost;
+  /** Draws auto-decide rules' audit samples, uniform on [0, 1) (default Math.random); tests seed it. */
+  random?: () => number;
 }
 
 /** The repositories over one database. */
@@ -125,7 +127,7 @@ function policyHolder(initial: Policy): { current: () => Policy; replace: (polic
 }
 
 /** The services of the API, composed in steps: storage, repositories, writes, use cases, background work. */
-export async function openServices(config: Config, log: Logger, { clock = Date.now, passwordCost }: ServiceOptions = {}): Promise<Services> {
+export async function openServices(config: Config, log: Logger, { clock = Date.now, passwordCost, random }: ServiceOptions = {}): Promise<Services> {
   const edition = editionOf(config);
   const storage = await openStorage(config, log, clock);
   const { db } = storage;
@@ -133,7 +135,7 @@ export async function openServices(config: Config, log: Logger, { clock = Date.n
   const { feed, outbox, unitOfWork } = writesOn(db, stores, edition, clock, log);
   const policy = policyHolder(config.routing);
   const waiters = new DecisionWaiters(feed);
-  const hosted = hostedServices(config, stores, unitOfWork, clock, passwordCost, () => background.wakeWebhooks());
+  const hosted = hostedServices(config, stores, unitOfWork, clock, passwordCost, () => background.wakeWebhooks(), random);
   const reviews = reviewUseCases({
     reviews: stores.reviews,
     agents: stores.agents,
@@ -205,6 +207,7 @@ export function hostedServices(
   clock: () => number,
   passwordCost: ScryptCost | undefined,
   wakeWebhooks: () => void,
+  random?: () => number,
 ): HostedServices {
   const webhookTargets = { allowPrivate: config.webhook_allow_private_targets, allowHttp: config.webhook_allow_http };
   return {
@@ -213,7 +216,7 @@ export function hostedServices(
     audit: new AuditService(stores.audit),
     people: new PeopleService(stores.people, stores.people, new Invitations(stores.people, publicUrlOf(config), clock), unitOfWork, clock),
     signIn: new SignInService(stores.people, unitOfWork, clock, passwordHashing(passwordCost)),
-    routing: new OrganizationRouting(stores.routingRules, stores.people, unitOfWork, clock),
+    routing: new OrganizationRouting(stores.routingRules, stores.people, unitOfWork, clock, random),
     workflows: new Workflows(stores.workflows, stores.organizations, stores.people, unitOfWork, clock),
     evaluations: new Evaluations(stores.evaluations, stores.evaluations, unitOfWork, clock),
     webhooks: new WebhookService(stores.webhooks, unitOfWork, webhookTargets, config.max_webhooks_per_organization, clock, wakeWebhooks),

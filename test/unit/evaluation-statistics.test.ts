@@ -17,6 +17,7 @@ import {
   type BinSums,
 } from '../../server/domain/evaluations/statistics';
 import { DEFAULT_GRID, minimumCount, shadowRuleBody, suggestThreshold, type ThresholdCounts } from '../../server/domain/evaluations/suggested-rule';
+import { seededRandom } from '../support/seeded-random';
 
 /** The binomial upper tail P(X ≥ x) for X ~ Bin(n, p), summed term by term in logs: an independent route to Clopper–Pearson. */
 function binomialUpperTail(x: number, n: number, p: number): number {
@@ -277,18 +278,6 @@ describe('the suggested threshold (fixed-sequence testing)', () => {
   });
 });
 
-/** mulberry32: a small seeded generator, so every simulation is the same on every run. */
-function generator(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /**
  * An agent of known calibration: confidence c uniform on [0, 1], approved as proposed with
  * probability c^γ. Its true precision at or above λ is E[c^γ | c ≥ λ] = (1 − λ^(γ+1)) / ((γ+1)(1 − λ)).
@@ -298,7 +287,7 @@ function truePrecision(gamma: number, threshold: number): number {
 }
 
 function simulate(gamma: number, reviews: number, seed: number): ThresholdCounts[] {
-  const random = generator(seed);
+  const random = seededRandom(seed);
   const counts = DEFAULT_GRID.map((threshold) => ({ threshold, count: 0, approved: 0 }));
   for (let i = 0; i < reviews; i += 1) {
     const confidence = random();

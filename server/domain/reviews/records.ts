@@ -82,6 +82,12 @@ export interface ReviewRecord {
   decision: DecisionRecord | null;
   /** Hosted edition: the approval workflow governing the review, with its votes; absent when none does. */
   workflow?: WorkflowProgress;
+  /** Hosted edition: the shadow auto-decide rule that would have decided the review; absent when none matched. */
+  shadow_rule_id?: number;
+  /** Hosted edition: an enforcing auto-decide rule matched and the review was drawn for a person all the same. */
+  audit_sample?: true;
+  /** With `audit_sample`: the rule that would have decided it. */
+  audit_rule_id?: number;
 }
 
 export const REVIEW_ORDERS = ['newest', 'oldest', 'priority', 'recently_decided'] as const;

@@ -191,6 +191,9 @@
  *           nullable: true
  *           description: '`null` until decided.'
  *         workflow: { $ref: '#/components/schemas/WorkflowProgress' }
+ *         shadow_rule_id: { type: integer, description: 'Hosted edition: the shadow auto-decide rule that would have decided the review; absent when none matched.' }
+ *         audit_sample: { type: boolean, enum: [true], description: 'Hosted edition: an enforcing auto-decide rule (audit_rule_id) matched, and the review was drawn for a person all the same; absent otherwise.' }
+ *         audit_rule_id: { type: integer, description: 'With audit_sample: the rule that would have decided the review.' }
  *       example:
  *         id: 42
  *         task_type: refund
