@@ -71,17 +71,25 @@ function written(fields: EvalFields, nextRunAt: number | null): Record<string, u
 }
 
 /**
- * How a review left the queue. Expiry and automatic rules decide under names no person has
- * (server/domain/reviews/expiry.ts, submitting.ts); everything else not pending a person decided.
+ * A decision no person made: expiry's and automatic rules' (server/domain/reviews/expiry.ts,
+ * submitting.ts). Written as the partial index decisions_by_system is (migration 0023), so that
+ * the queries below find these few through it.
  */
-const CLASS = `CASE WHEN r.status = 'pending' THEN 'pending'
-  WHEN d.reviewer_name = 'policy:expired' THEN 'expired'
-  WHEN d.reviewer_name LIKE 'rule:%' THEN 'auto_decided'
-  ELSE 'decided' END`;
-/** An audit-sample review stands for 1 / rate reviews the rule decided without a person. */
-const WEIGHT = `CASE WHEN m.kind = 'audit_sample' AND m.sample_rate > 0 THEN 1.0 / m.sample_rate ELSE 1.0 END`;
+const SYSTEM_DECISION = "(d.reviewer_name = 'policy:expired' OR d.reviewer_name LIKE 'rule:%')";
+const SYSTEM_CLASS = "CASE WHEN d.reviewer_name = 'policy:expired' THEN 'expired' ELSE 'auto_decided' END";
 const APPROVED = `CASE WHEN r.status = 'approved' THEN 1.0 ELSE 0.0 END`;
-const FROM = `FROM reviews r LEFT JOIN decisions d ON d.review_id = r.id LEFT JOIN review_rule_marks m ON m.review_id = r.id`;
+const HAS_CONFIDENCE = 'CASE WHEN r.confidence_score IS NULL THEN 0 ELSE 1 END';
+/**
+ * The reviews whose counts are corrected after the count over all of them: those a system
+ * decided (taken out), and audit samples people decided (each counts 1 / rate − 1 times more).
+ */
+const systemDecided = (join: string) => `FROM decisions d ${join} reviews r ON r.id = d.review_id WHERE ${SYSTEM_DECISION}`;
+const auditSampled = (join: string) => `FROM review_rule_marks m ${join} reviews r ON r.id = m.review_id LEFT JOIN decisions d ON d.review_id = r.id
+  WHERE m.kind = 'audit_sample' AND m.sample_rate > 0 AND r.status <> 'pending' AND NOT (d.reviewer_name IS NOT NULL AND ${SYSTEM_DECISION})`;
+const EXTRA_WEIGHT = '(1.0 / m.sample_rate - 1.0)';
+
+type Key = string;
+const keyOf = (...parts: unknown[]): Key => JSON.stringify(parts);
 
 /** The suite's filters as a WHERE clause with its bound values (lists spelled out one parameter each). */
 function where(filter: PopulationFilter): { sql: string; bind: Record<string, unknown> } {
@@ -108,7 +116,17 @@ function where(filter: PopulationFilter): { sql: string; bind: Record<string, un
 }
 
 export class EvaluationStore implements EvalRepository, EvaluationQueries {
-  constructor(private readonly db: Database) {}
+  /**
+   * How the queries that start from a small table (system decisions, audit samples, workflows)
+   * join the reviews: SQLite's planner would rather walk every review of the organization and
+   * look each one up, unless CROSS JOIN holds it to the order written; PostgreSQL plans by its
+   * statistics (and takes no ON after CROSS JOIN).
+   */
+  private readonly driven: string;
+
+  constructor(private readonly db: Database) {
+    this.driven = db.sql.name === 'sqlite' ? 'CROSS JOIN' : 'JOIN';
+  }
 
   async insert(tx: Tx, organizationId: number, fields: EvalFields, nextRunAt: number | null, now: number): Promise<EvalRecord> {
     const row = { ...written(fields, nextRunAt), organization_id: organizationId, created_at: now, updated_at: now };
@@ -195,46 +213,74 @@ export class EvaluationStore implements EvalRepository, EvaluationQueries {
     await this.db.sequelize.query('UPDATE evals SET next_run_at = $nextRunAt WHERE id = $id', { bind: { id, nextRunAt }, transaction: transactionOf(tx) });
   }
 
+  /**
+   * Counted from the index reviews_evaluation alone, then corrected by the few reviews a system
+   * decided and the audit samples: three small queries rather than a join per review.
+   */
   async population(filter: PopulationFilter): Promise<PopulationGroup[]> {
     const { sql, bind } = where(filter);
-    const rows = await this.db.sequelize.query<{ task_type: string; agent_id: number | null; status: string; class: ReviewClass; count: number; weight: number; with_confidence: number }>(
-      `SELECT task_type, agent_id, status, class, COUNT(*) AS count, SUM(weight) AS weight, SUM(has_confidence) AS with_confidence
-       FROM (SELECT r.task_type, r.agent_id, r.status, ${CLASS} AS class, ${WEIGHT} AS weight,
-                    CASE WHEN r.confidence_score IS NULL THEN 0 ELSE 1 END AS has_confidence
-             ${FROM} WHERE ${sql}) reviewed
-       GROUP BY task_type, agent_id, status, class`,
-      { bind, type: QueryTypes.SELECT },
-    );
-    return rows.map((row) => ({
-      task_type: row.task_type,
-      agent_id: row.agent_id === null ? null : Number(row.agent_id),
-      status: row.status,
-      class: row.class,
-      count: Number(row.count),
-      weight: Number(row.weight),
-      with_confidence: Number(row.with_confidence),
-    }));
+    type Row = { task_type: string; agent_id: number | null; status: string; count: number; with_confidence: number; class?: ReviewClass; extra?: number };
+    const groupBy = 'GROUP BY r.task_type, r.agent_id, r.status';
+    const [all, system, sampled] = await Promise.all([
+      this.select<Row>(`SELECT r.task_type, r.agent_id, r.status, COUNT(*) AS count, SUM(${HAS_CONFIDENCE}) AS with_confidence FROM reviews r WHERE ${sql} ${groupBy}`, bind),
+      this.select<Row>(
+        `SELECT r.task_type, r.agent_id, r.status, ${SYSTEM_CLASS} AS class, COUNT(*) AS count, SUM(${HAS_CONFIDENCE}) AS with_confidence ${systemDecided(this.driven)} AND ${sql} ${groupBy}, ${SYSTEM_CLASS}`,
+        bind,
+      ),
+      this.select<Row>(`SELECT r.task_type, r.agent_id, r.status, SUM(${EXTRA_WEIGHT}) AS extra ${auditSampled(this.driven)} AND ${sql} ${groupBy}`, bind),
+    ]);
+    const groups = new Map<Key, PopulationGroup>();
+    const group = (row: Row, cls: ReviewClass): PopulationGroup => {
+      const key = keyOf(row.task_type, row.agent_id, row.status, cls);
+      const found = groups.get(key) ?? { task_type: row.task_type, agent_id: row.agent_id === null ? null : Number(row.agent_id), status: row.status, class: cls, count: 0, weight: 0, with_confidence: 0 };
+      groups.set(key, found);
+      return found;
+    };
+    for (const row of all) {
+      const target = group(row, row.status === 'pending' ? 'pending' : 'decided');
+      target.count += Number(row.count);
+      target.weight += Number(row.count);
+      target.with_confidence += Number(row.with_confidence);
+    }
+    for (const row of system) {
+      const [decided, apart] = [group(row, 'decided'), group(row, row.class!)];
+      for (const target of [apart, decided]) {
+        const sign = target === apart ? 1 : -1;
+        target.count += sign * Number(row.count);
+        target.weight += sign * Number(row.count);
+        target.with_confidence += sign * Number(row.with_confidence);
+      }
+    }
+    for (const row of sampled) group(row, 'decided').weight += Number(row.extra);
+    return [...groups.values()].filter((found) => found.count > 0);
   }
 
   async scores(filter: PopulationFilter): Promise<ScoreGroup[]> {
     const { sql, bind } = where(filter);
     // Thousandths, rounded down: SQLite's CAST truncates (confidences are never negative); PostgreSQL's would round.
     const score = this.db.sql.name === 'postgres' ? 'FLOOR(r.confidence_score * 1000)' : 'CAST(r.confidence_score * 1000 AS INTEGER)';
-    const rows = await this.db.sequelize.query<Record<keyof ScoreGroup, number | string>>(
-      `SELECT score, SUM(w) AS count, SUM(w * y) AS sum_approved, SUM(w * c) AS sum_confidence, SUM(w * c * c) AS sum_confidence_squared, SUM(w * c * y) AS sum_confidence_approved
-       FROM (SELECT ${score} AS score, r.confidence_score AS c, ${WEIGHT} AS w, ${APPROVED} AS y
-             ${FROM} WHERE ${sql} AND r.confidence_score IS NOT NULL AND ${CLASS} = 'decided') scored
-       GROUP BY score`,
-      { bind, type: QueryTypes.SELECT },
-    );
-    return rows.map((row) => ({
-      score: Number(row.score),
-      count: Number(row.count),
-      sum_approved: Number(row.sum_approved),
-      sum_confidence: Number(row.sum_confidence),
-      sum_confidence_squared: Number(row.sum_confidence_squared),
-      sum_confidence_approved: Number(row.sum_confidence_approved),
-    }));
+    const sums = (weight: string) =>
+      `SELECT ${score} AS score, SUM(${weight}) AS count, SUM(${weight} * ${APPROVED}) AS sum_approved, SUM(${weight} * r.confidence_score) AS sum_confidence,
+              SUM(${weight} * r.confidence_score * r.confidence_score) AS sum_confidence_squared, SUM(${weight} * r.confidence_score * ${APPROVED}) AS sum_confidence_approved`;
+    const decided = `AND ${sql} AND r.status <> 'pending' AND r.confidence_score IS NOT NULL GROUP BY ${score}`;
+    type Row = Record<keyof ScoreGroup, number | string>;
+    const [all, system, sampled] = await Promise.all([
+      this.select<Row>(`${sums('1.0')} FROM reviews r WHERE 1 = 1 ${decided}`, bind),
+      this.select<Row>(`${sums('1.0')} ${systemDecided(this.driven)} ${decided}`, bind),
+      this.select<Row>(`${sums(EXTRA_WEIGHT)} ${auditSampled(this.driven)} ${decided}`, bind),
+    ]);
+    const fields = ['count', 'sum_approved', 'sum_confidence', 'sum_confidence_squared', 'sum_confidence_approved'] as const;
+    const groups = new Map<number, ScoreGroup>();
+    for (const [rows, sign] of [[all, 1], [system, -1], [sampled, 1]] as const) {
+      for (const row of rows) {
+        const at = Number(row.score);
+        const found = groups.get(at) ?? { score: at, count: 0, sum_approved: 0, sum_confidence: 0, sum_confidence_squared: 0, sum_confidence_approved: 0 };
+        for (const field of fields) found[field] += sign * Number(row[field]);
+        groups.set(at, found);
+      }
+    }
+    // Sums corrected to nothing are the bins only system decisions filled.
+    return [...groups.values()].filter((found) => found.count > 1e-9);
   }
 
   async durationsAtRanks(filter: PopulationFilter, ranks: readonly number[]): Promise<Map<number, number>> {
@@ -243,32 +289,41 @@ export class EvaluationStore implements EvalRepository, EvaluationQueries {
       bind[`rank_${index}`] = rank;
       return `$rank_${index}`;
     });
-    const rows = await this.db.sequelize.query<{ place: number; waited: number }>(
+    const rows = await this.select<{ place: number; waited: number }>(
       `SELECT place, waited FROM (
          SELECT (r.decided_at - r.created_at) AS waited, ROW_NUMBER() OVER (ORDER BY r.decided_at - r.created_at) AS place
-         ${FROM} WHERE ${sql} AND ${CLASS} = 'decided') ranked
+         FROM reviews r WHERE ${sql} AND r.status <> 'pending'
+           AND NOT EXISTS (SELECT 1 FROM decisions d WHERE d.review_id = r.id AND ${SYSTEM_DECISION})) ranked
        WHERE place IN (${wanted.join(', ')})`,
-      { bind, type: QueryTypes.SELECT },
+      bind,
     );
     return new Map(rows.map((row) => [Number(row.place), Number(row.waited) / 1000]));
   }
 
   async recentVotes(filter: PopulationFilter, limit: number): Promise<VotedReview[]> {
     const { sql, bind } = where(filter);
-    const rows = await this.db.sequelize.query<{ state: string }>(
-      `SELECT w.state ${FROM} JOIN review_workflows w ON w.review_id = r.id WHERE ${sql} AND ${CLASS} = 'decided' ORDER BY r.id DESC LIMIT $limit`,
-      { bind: { ...bind, limit }, type: QueryTypes.SELECT },
+    // From the workflows' own table, newest first: most organizations' reviews have none.
+    const rows = await this.select<{ state: string }>(
+      `SELECT w.state FROM review_workflows w ${this.driven} reviews r ON r.id = w.review_id
+       WHERE w.organization_id = $organizationId AND ${sql} AND r.status <> 'pending'
+         AND NOT EXISTS (SELECT 1 FROM decisions d WHERE d.review_id = r.id AND ${SYSTEM_DECISION})
+       ORDER BY w.review_id DESC LIMIT $limit`,
+      { ...bind, limit },
     );
     return rows.map((row) => ((JSON.parse(row.state) as { votes?: VotedReview }).votes ?? []).map((vote) => ({ decision_type: vote.decision_type })));
   }
 
   async recentModifications(filter: PopulationFilter, limit: number): Promise<ModifiedPair[]> {
     const { sql, bind } = where(filter);
-    const rows = await this.db.sequelize.query<{ proposed: string; approved: string | null }>(
-      `SELECT r.proposed_action AS proposed, d.modified_action AS approved ${FROM}
-       WHERE ${sql} AND r.status = 'modified' AND ${CLASS} = 'decided' ORDER BY r.id DESC LIMIT $limit`,
-      { bind: { ...bind, limit }, type: QueryTypes.SELECT },
+    const rows = await this.select<{ proposed: string; approved: string | null }>(
+      `SELECT r.proposed_action AS proposed, d.modified_action AS approved FROM reviews r JOIN decisions d ON d.review_id = r.id
+       WHERE ${sql} AND r.status = 'modified' AND NOT (d.reviewer_name IS NOT NULL AND ${SYSTEM_DECISION}) ORDER BY r.id DESC LIMIT $limit`,
+      { ...bind, limit },
     );
     return rows.filter((row) => row.approved !== null).map((row) => ({ proposed: row.proposed, approved: row.approved! }));
+  }
+
+  private select<Row extends object>(sql: string, bind: Record<string, unknown>): Promise<Row[]> {
+    return this.db.sequelize.query<Row>(sql, { bind, type: QueryTypes.SELECT });
   }
 }
