@@ -209,7 +209,8 @@ const RUN_ANSWER_WAIT_MS = 20_000;
  *           additionalProperties: true
  *           description: The body of a shadow auto-approve routing rule at the threshold, with the suite's filters, ready to POST /routing-rules; null without a threshold.
  *     EvalResult:
- *       type: object
+ *       # No `type: object`, as with Decision: a run's result is null until it succeeds, and
+ *       # OpenAPI 3.0 validators apply `allOf` to the null too.
  *       description: >-
  *         The population is the organization's reviews matching the filters that a person
  *         decided; expired, auto-decided and pending reviews are counted apart. The outcome is
