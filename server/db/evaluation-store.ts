@@ -209,6 +209,21 @@ export class EvaluationStore implements EvalRepository, EvaluationQueries {
     return row ? toEval(row) : null;
   }
 
+  async failAbandoned(tx: Tx, before: number, error: string, now: number): Promise<number> {
+    const transaction = transactionOf(tx);
+    const [{ count }] = await this.db.sequelize.query<{ count: number }>("SELECT COUNT(*) AS count FROM eval_runs WHERE status = 'running' AND started_at < $before", {
+      bind: { before },
+      type: QueryTypes.SELECT,
+      transaction,
+    });
+    if (Number(count) === 0) return 0;
+    await this.db.sequelize.query("UPDATE eval_runs SET status = 'failed', error = $error, finished_at = $now WHERE status = 'running' AND started_at < $before", {
+      bind: { before, error, now },
+      transaction,
+    });
+    return Number(count);
+  }
+
   async setNextRun(tx: Tx, id: number, nextRunAt: number): Promise<void> {
     await this.db.sequelize.query('UPDATE evals SET next_run_at = $nextRunAt WHERE id = $id', { bind: { id, nextRunAt }, transaction: transactionOf(tx) });
   }

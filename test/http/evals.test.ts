@@ -262,4 +262,19 @@ describe('evaluation suites', () => {
     const second = (await call(server.url, 'GET', `/evals/${suite.id}/runs?limit=2&cursor=${first.next_cursor}`, undefined, { headers: org.admin })).body;
     expect(second).toMatchObject({ runs: [{ triggered_by: 'schedule' }], next_cursor: null });
   });
+
+  it('says a run whose process stopped an hour ago failed, rather than leave it running for ever', async () => {
+    const org = await organization();
+    const suite = (await call(server.url, 'POST', '/evals', { name: 'Interrupted' }, { headers: org.admin })).body;
+    const twoHoursAgo = Date.now() - 2 * 3_600_000;
+    for (const startedAt of [twoHoursAgo, Date.now()]) {
+      await server.test.sequelize.query("INSERT INTO eval_runs (eval_id, organization_id, status, triggered_by, started_at) VALUES ($suite, $org, 'running', 'manual', $startedAt)", {
+        bind: { suite: suite.id, org: org.id, startedAt },
+      });
+    }
+    await server.test.runDueEvaluations();
+    const runs = (await call(server.url, 'GET', `/evals/${suite.id}/runs`, undefined, { headers: org.admin })).body.runs;
+    expect(runs.map((run: { status: string }) => run.status)).toEqual(['running', 'failed']);
+    expect(runs[1].error).toMatch(/stopped before it finished/);
+  });
 });

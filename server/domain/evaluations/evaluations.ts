@@ -22,6 +22,11 @@ export interface EvalInput {
 export type EvalChanges = Partial<Omit<EvalInput, 'organization_id'>>;
 
 const PERIOD_MS: Record<Schedule, number> = { daily: 24 * 3_600_000, weekly: 7 * 24 * 3_600_000 };
+/**
+ * A run takes seconds; one still running after an hour lost its process (stopped, killed) and
+ * will never finish. The scheduler's next look says so on it rather than leave it running.
+ */
+const ABANDONED_AFTER_MS = 3_600_000;
 
 /** A run as started: its record now, and the same record once it has finished. */
 export interface StartedRun {
@@ -158,6 +163,10 @@ export class Evaluations {
    * in the same transaction that records the run, so another process finds it no longer due.
    */
   async runDue(): Promise<number> {
+    const started = this.clock();
+    await asSystem(() =>
+      this.unitOfWork.run((tx) => this.evals.failAbandoned(tx, started - ABANDONED_AFTER_MS, 'the process running it stopped before it finished; run the suite again', started)),
+    );
     let ran = 0;
     for (;;) {
       const now = this.clock();

@@ -73,4 +73,6 @@ export interface EvalRepository {
    */
   claimDue(tx: Tx, now: number): Promise<EvalRecord | null>;
   setNextRun(tx: Tx, id: number, nextRunAt: number): Promise<void>;
+  /** Marks failed, with `error`, the runs still running that started before `before`; how many. */
+  failAbandoned(tx: Tx, before: number, error: string, now: number): Promise<number>;
 }
