@@ -15,7 +15,7 @@ const keepAlive = new http.Agent({ keepAlive: true, maxSockets: 16 });
  * One HTTP exchange. `ownConnection` gives the request a socket of its own, as an agent
  * process holding a blocking create would have.
  */
-export function request(url: string, method: string, body?: unknown, options: { ownConnection?: boolean } = {}): Promise<Answer> {
+export function request(url: string, method: string, body?: unknown, options: { ownConnection?: boolean; headers?: Record<string, string> } = {}): Promise<Answer> {
   const payload = body === undefined ? undefined : JSON.stringify(body);
   return new Promise((resolve, reject) => {
     const req = http.request(
@@ -23,7 +23,7 @@ export function request(url: string, method: string, body?: unknown, options: { 
       {
         method,
         agent: options.ownConnection ? false : keepAlive,
-        headers: payload === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) },
+        headers: { ...options.headers, ...(payload === undefined ? {} : { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(payload)) }) },
       },
       (res) => {
         const chunks: Buffer[] = [];

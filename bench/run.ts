@@ -3,7 +3,7 @@
  * as a user starts it, printed as a table and written to bench/results.json.
  * `--quick` runs a small version of every measurement (CI prints it, nobody judges it);
  * `--out <file>` writes the results elsewhere; `--only <section>[,<section>]` runs some of
- * delivery, waiters, throughput, reads, dashboard, pg-delivery, pg-throughput, pg-reads, webhooks (while
+ * delivery, waiters, throughput, reads, dashboard, pg-delivery, pg-throughput, pg-reads, webhooks, evals, pg-evals (while
  * working on one of them). The pg- sections need PostgreSQL (GREENLIGHT_BENCH_POSTGRES_URL, by
  * default postgres://postgres@127.0.0.1:5432/test) and record why they were skipped without it.
  */
@@ -35,6 +35,8 @@ interface Scale {
   readSamples: number;
   queueReviews: number;
   dashboardVisits: number;
+  /** Reviews seeded for an evaluation run, one in ten pending: the rest are the decided reviews it reads. */
+  evaluatedReviews: number;
 }
 
 const FULL: Scale = {
@@ -48,6 +50,8 @@ const FULL: Scale = {
   readSamples: 300,
   queueReviews: 5_000,
   dashboardVisits: 5,
+  // 1,000,000 decided and 111,112 pending.
+  evaluatedReviews: 1_111_112,
 };
 
 const QUICK: Scale = {
@@ -61,6 +65,7 @@ const QUICK: Scale = {
   readSamples: 30,
   queueReviews: 5_000,
   dashboardVisits: 1,
+  evaluatedReviews: 22_222,
 };
 
 /** One printed figure. `better` says which way the target points. */
@@ -447,6 +452,7 @@ async function onPostgres(
   processes: number,
   work: (servers: BenchProcess[]) => Promise<void>,
   prepare: (databaseUrl: string) => Promise<void> = async () => {},
+  settings?: NodeJS.ProcessEnv,
 ): Promise<void> {
   const unavailable = await postgresUnavailable();
   if (unavailable) {
@@ -460,7 +466,7 @@ async function onPostgres(
       await prepare(databaseUrl);
       for (let i = 0; i < processes; i += 1) {
         dirs.push(tempDir('postgres'));
-        servers.push(await startGreenlight(dirs[i], { databaseUrl }));
+        servers.push(await startGreenlight(dirs[i], { databaseUrl, settings }));
       }
       await work(servers);
     } finally {
@@ -619,6 +625,87 @@ async function webhookDelivery(scale: Scale): Promise<void> {
   }
 }
 
+/** The hosted edition, where evaluation suites live, with an operator key that makes the measured organization. */
+const HOSTED_OPERATOR_KEY = randomBytes(24).toString('base64url');
+const HOSTED: NodeJS.ProcessEnv = { GREENLIGHT_EDITION: 'hosted', GREENLIGHT_OPERATOR_KEY: HOSTED_OPERATOR_KEY };
+
+/** Migrates a hosted database and makes the organization whose reviews are seeded: its id and admin key. */
+async function hostedOrganization(dir: string, databaseUrl?: string): Promise<{ id: number; key: string }> {
+  const server = await startGreenlight(dir, { databaseUrl, settings: HOSTED });
+  try {
+    const created = await request(`${server.url}/organizations`, 'POST', { name: 'Bench' }, { headers: { authorization: `Bearer ${HOSTED_OPERATOR_KEY}` } });
+    if (created.status !== 201) throw new Error(`POST /organizations answered ${created.status}: ${JSON.stringify(created.body)}`);
+    return { id: created.body.organization.id, key: created.body.api_key.key };
+  } finally {
+    await server.stop();
+  }
+}
+
+/** Creates a suite over every review and runs it once: the run's time as the client sees it, against 10 s. */
+async function measureEvaluationRun(section: string, url: string, key: string, decided: number): Promise<void> {
+  const headers = { authorization: `Bearer ${key}` };
+  const suite = await request(`${url}/evals`, 'POST', { name: 'Everything' }, { headers });
+  if (suite.status !== 201) throw new Error(`POST /evals answered ${suite.status}: ${JSON.stringify(suite.body)}`);
+  const started = performance.now();
+  let run = await request(`${url}/evals/${suite.body.id}/runs`, 'POST', undefined, { headers });
+  // Past the API's wait the run goes on (202): read it until it has finished.
+  while (run.status === 202 || (run.status === 200 && run.body.status === 'running')) {
+    await sleep(100);
+    run = await request(`${url}/evals/${suite.body.id}/runs/${run.body.id}`, 'GET', undefined, { headers });
+  }
+  if (run.body.status !== 'succeeded') throw new Error(`the run answered ${run.status}: ${JSON.stringify(run.body).slice(0, 500)}`);
+  record({ section, figure: `POST /evals/{id}/runs over ${decided.toLocaleString('en')} decided reviews, until finished`, value: run.at - started, unit: 'ms', target: 10_000, better: 'lower' });
+  record({ section, figure: 'decided reviews the run counted', value: run.body.result.population.decided, unit: 'reviews', target: decided, better: 'higher', note: `suggested rule: ${run.body.result.suggested_rule.status}` });
+}
+
+/** Decided reviews among `count` seeded with one in ten pending (review 0, 10, 20, …). */
+const decidedAmong = (count: number): number => count - Math.ceil(count / 10);
+
+async function evaluationsAtScale(scale: Scale): Promise<void> {
+  const decided = decidedAmong(scale.evaluatedReviews);
+  console.log(`\n10. Evaluation run: a suite over ${decided.toLocaleString('en')} decided reviews (SQLite)`);
+  const section = 'Evaluation run';
+  const dir = tempDir('evals');
+  try {
+    const organization = await hostedOrganization(dir);
+    const seedStarted = performance.now();
+    await seedReviews(path.join(dir, 'greenlight.db'), { count: scale.evaluatedReviews, pendingEvery: 10, now: Date.now(), organizationId: organization.id });
+    console.log(`  (seeded in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s)`);
+    const server = await startGreenlight(dir, { settings: HOSTED });
+    try {
+      await measureEvaluationRun(section, server.url, organization.key, decided);
+    } finally {
+      await server.stop();
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function postgresEvaluations(scale: Scale): Promise<void> {
+  const decided = decidedAmong(scale.evaluatedReviews);
+  console.log(`\n11. PostgreSQL evaluation run: a suite over ${decided.toLocaleString('en')} decided reviews`);
+  const section = 'PostgreSQL evaluation run';
+  let organization = { id: 0, key: '' };
+  await onPostgres(
+    section,
+    1,
+    ([server]) => measureEvaluationRun(section, server.url, organization.key, decided),
+    async (databaseUrl) => {
+      const dir = tempDir('postgres-evals');
+      try {
+        organization = await hostedOrganization(dir, databaseUrl);
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+      const seedStarted = performance.now();
+      await seedReviews(databaseUrl, { count: scale.evaluatedReviews, pendingEvery: 10, now: Date.now(), organizationId: organization.id });
+      console.log(`  (seeded in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s)`);
+    },
+    HOSTED,
+  );
+}
+
 const SECTIONS: Record<string, (scale: Scale) => Promise<void>> = {
   delivery: decisionDelivery,
   waiters: concurrentWaiters,
@@ -629,6 +716,8 @@ const SECTIONS: Record<string, (scale: Scale) => Promise<void>> = {
   'pg-throughput': postgresThroughput,
   'pg-reads': postgresReads,
   webhooks: webhookDelivery,
+  evals: evaluationsAtScale,
+  'pg-evals': postgresEvaluations,
 };
 
 function printTable(): void {

@@ -8,6 +8,8 @@ export interface SeedOptions {
   pendingEvery: number;
   /** The newest review is created at this time; earlier ones every 30 s before it. */
   now: number;
+  /** The organization the reviews belong to (hosted edition); none: the self-hosted installation's. */
+  organizationId?: number;
 }
 
 /** Runs one script of statements on the seeded database. */
@@ -53,7 +55,7 @@ async function withPostgres(url: string, work: (exec: Exec) => Promise<void>): P
 const SEED_CHUNK = 50_000;
 
 export async function seedReviews(database: string, options: SeedOptions): Promise<void> {
-  const { count, pendingEvery, now } = options;
+  const { count, pendingEvery, now, organizationId } = options;
   const first = now - (count - 1) * 30_000;
   const open = database.startsWith('postgres://') ? withPostgres : withSqlite;
   await open(database, async (exec) => {
@@ -63,7 +65,7 @@ export async function seedReviews(database: string, options: SeedOptions): Promi
         `WITH RECURSIVE n(i) AS (SELECT CAST(${from} AS BIGINT) UNION ALL SELECT i + 1 FROM n WHERE i < ${to - 1})
          INSERT INTO reviews (organization_id, agent_id, task_type, proposed_action, agent_reasoning, confidence_score, urgency,
                               framework, metadata, status, assigned_to, created_at, updated_at, decided_at)
-         SELECT NULL,
+         SELECT ${organizationId ?? 'NULL'},
                 i % 40 + 1,
                 CASE i % 8 WHEN 0 THEN 'refund' WHEN 1 THEN 'deploy' WHEN 2 THEN 'email_send' WHEN 3 THEN 'db_migration'
                            WHEN 4 THEN 'access_grant' WHEN 5 THEN 'payment' WHEN 6 THEN 'data_export' ELSE 'config_change' END,

@@ -8,6 +8,7 @@ import { RoutingRuleStore } from '../db/routing-rule-store';
 import { DatabaseUnitOfWork } from '../db/unit-of-work';
 import { WebhookStore } from '../db/webhook-store';
 import { WorkflowStore } from '../db/workflow-store';
+import { EvaluationStore } from '../db/evaluation-store';
 import { EventFeed } from '../domain/shared/events';
 import { silentLogger } from '../logging';
 import { openMigratedDatabase } from './database';
@@ -36,6 +37,7 @@ export async function openAdministration(config: Config): Promise<Administration
     people: new PeopleStore(db),
     routingRules: new RoutingRuleStore(db),
     workflows: new WorkflowStore(db),
+    evaluations: new EvaluationStore(db),
     webhooks: new WebhookStore(db),
   };
   const unitOfWork = new DatabaseUnitOfWork(db, new Outbox(db, Date.now), new EventFeed(), { auditLog: stores.audit });

@@ -6,6 +6,8 @@ import type { AttachmentStore } from '../db/attachment-store';
 import type { ReviewStore } from '../db/review-store';
 import type { WebhookStore } from '../db/webhook-store';
 import type { EventFeed } from '../domain/shared/events';
+import type { Evaluations } from '../domain/evaluations/evaluations';
+import type { OneAtATime } from '../domain/shared/unit-of-work';
 import { ReviewExpiry } from '../domain/reviews/expiry';
 import type { Policy } from '../domain/routing/review-policy';
 import type { UnitOfWork } from '../domain/shared/unit-of-work';
@@ -21,6 +23,8 @@ import type { EditionPlan } from './edition';
 export interface BackgroundWork {
   /** Looks for due webhook deliveries now (a new endpoint's test, a test that moved the clock). */
   wakeWebhooks(): void;
+  /** Runs the scheduled evaluation suites that are due now (a test that moved the clock); resolves once they have run. */
+  runDueEvaluations(): Promise<void>;
   /** Sockets the process may open itself at once (webhook deliveries): they share the client connections' descriptors. */
   outgoingSockets: number;
   stop(): Promise<void>;
@@ -36,6 +40,8 @@ export interface BackgroundWorkOptions {
   outbox: Outbox;
   reviews: ReviewUseCases;
   policy: () => Policy;
+  /** The hosted edition's evaluation suites, whose schedules this process helps keep. */
+  evaluations?: Evaluations;
   log: Logger;
   clock: () => number;
 }
@@ -43,7 +49,7 @@ export interface BackgroundWorkOptions {
 /**
  * Starts, in order: the sweep of uploads that never committed, the expiry timer (which first
  * expires what came due while the server was down), webhook deliveries, and the relay of other
- * processes' events.
+ * processes' events, and the scheduled evaluation suites.
  */
 export async function startBackgroundWork(options: BackgroundWorkOptions): Promise<BackgroundWork> {
   const { config, storage, stores, feed, outbox, reviews, log, clock } = options;
@@ -53,11 +59,14 @@ export async function startBackgroundWork(options: BackgroundWorkOptions): Promi
   await expiry.start();
   const dispatcher = await startWebhookDeliveries(options);
   const relay = await relayOtherProcesses(storage.db, { url: config.database_url, outbox, feed, recheck: () => reviews.waiting.recheckWaiting(), log });
+  const evaluations = options.evaluations && scheduleEvaluations(options.evaluations, exclusive, log);
   return {
     wakeWebhooks: () => dispatcher?.sender.wake(),
+    runDueEvaluations: async () => evaluations?.runNow(),
     outgoingSockets: dispatcher?.inFlight ?? 0,
     stop: async () => {
       expiry.stop();
+      await evaluations?.stop();
       await dispatcher?.sender.stop();
       await relay?.stop();
     },
@@ -95,3 +104,37 @@ async function sweepAttachments(files: AttachmentFiles, store: AttachmentStore, 
 
 /** Longer than any upload may take to arrive (the request timeout), with room to spare. */
 const SHARED_SWEEP_SPARES_MS = 10 * 60_000;
+
+/**
+ * How often this process looks for scheduled suites that are due. A period is a day or a week,
+ * so a minute late is on time; the claim (a row lock and the next run moved on in one
+ * transaction) keeps a suite to one run per period whichever process looks first.
+ */
+const EVALUATION_SCHEDULE_CHECK_MS = 60_000;
+
+function scheduleEvaluations(evaluations: Evaluations, exclusive: OneAtATime, log: Logger): { runNow(): Promise<void>; stop(): Promise<void> } {
+  let running: Promise<void> = Promise.resolve();
+  const runNow = (): Promise<void> => {
+    running = running.then(() =>
+      exclusive
+        .run('evaluation-schedule', async () => {
+          const ran = await evaluations.runDue();
+          if (ran > 0) log.info('ran scheduled evaluation suites', { count: ran });
+        })
+        .then(
+          () => undefined,
+          (error: unknown) => log.error('scheduled evaluation suites failed', { error: String(error) }),
+        ),
+    );
+    return running;
+  };
+  const timer = setInterval(() => void runNow(), EVALUATION_SCHEDULE_CHECK_MS);
+  timer.unref();
+  return {
+    runNow,
+    stop: async () => {
+      clearInterval(timer);
+      await running;
+    },
+  };
+}

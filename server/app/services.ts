@@ -13,6 +13,7 @@ import { ReviewStore } from '../db/review-store';
 import { ReviewWaitStore } from '../db/wait-store';
 import { RoutingRuleStore } from '../db/routing-rule-store';
 import { WorkflowStore } from '../db/workflow-store';
+import { EvaluationStore } from '../db/evaluation-store';
 import { WebhookStore } from '../db/webhook-store';
 import { StatisticsQuery } from '../db/statistics-query';
 import { DatabaseUnitOfWork } from '../db/unit-of-work';
@@ -25,6 +26,7 @@ import { AuditService } from '../domain/organizations/audit';
 import { OrganizationRouting } from '../domain/routing/organization-rules';
 import { PeopleService } from '../domain/people/people';
 import { Workflows } from '../domain/workflows/workflows';
+import { Evaluations } from '../domain/evaluations/evaluations';
 import { webhookEnqueuer, WebhookService } from '../domain/webhooks/webhooks';
 import { Invitations, SignInService } from '../domain/people/sign-in';
 import { passwordHashing, type ScryptCost } from '../domain/people/passwords';
@@ -48,6 +50,7 @@ export interface HostedServices {
   signIn: SignInService;
   routing: OrganizationRouting;
   workflows: Workflows;
+  evaluations: Evaluations;
   webhooks: WebhookService;
 }
 
@@ -78,6 +81,8 @@ export interface ServiceOptions {
   clock?: () => number;
   /** scrypt's cost for new passwords and for the timing of unknown e-mails (default PASSWORD_COST). */
   passwordCost?: ScryptCost;
+  /** Draws auto-decide rules' audit samples, uniform on [0, 1) (default Math.random); tests seed it. */
+  random?: () => number;
 }
 
 /** The repositories over one database. */
@@ -96,6 +101,7 @@ function storesOn(db: Database, config: Config, clock: () => number) {
     audit: new AuditStore(db, dashboardUrl),
     routingRules: new RoutingRuleStore(db),
     workflows: new WorkflowStore(db),
+    evaluations: new EvaluationStore(db),
     webhooks: new WebhookStore(db),
   };
 }
@@ -124,7 +130,7 @@ function policyHolder(initial: Policy): { current: () => Policy; replace: (polic
 }
 
 /** The services of the API, composed in steps: storage, repositories, writes, use cases, background work. */
-export async function openServices(config: Config, log: Logger, { clock = Date.now, passwordCost }: ServiceOptions = {}): Promise<Services> {
+export async function openServices(config: Config, log: Logger, { clock = Date.now, passwordCost, random }: ServiceOptions = {}): Promise<Services> {
   const edition = editionOf(config);
   const storage = await openStorage(config, log, clock);
   const { db } = storage;
@@ -134,7 +140,7 @@ export async function openServices(config: Config, log: Logger, { clock = Date.n
   const { feed, outbox, unitOfWork } = writesOn(db, stores, edition, clock, log);
   const policy = policyHolder(config.routing);
   const waiters = new DecisionWaiters(feed);
-  const hosted = hostedServices(config, stores, unitOfWork, clock, passwordCost, () => background.wakeWebhooks());
+  const hosted = hostedServices(config, stores, unitOfWork, clock, passwordCost, () => background.wakeWebhooks(), random);
   const attachments = attachmentService(config, storage, stores, unitOfWork, clock);
   const reviews = reviewUseCases({
     reviews: stores.reviews,
@@ -153,7 +159,20 @@ export async function openServices(config: Config, log: Logger, { clock = Date.n
     attachments,
     clock,
   });
-  const background = await startBackgroundWork({ config, edition, storage, stores, unitOfWork, feed, outbox, reviews, policy: policy.current, log, clock });
+  const background = await startBackgroundWork({
+    config,
+    edition,
+    storage,
+    stores,
+    unitOfWork,
+    feed,
+    outbox,
+    reviews,
+    policy: policy.current,
+    evaluations: edition.organizations ? hosted.evaluations : undefined,
+    log,
+    clock,
+  });
   return {
     edition,
     db,
@@ -193,11 +212,12 @@ function attachmentService(config: Config, storage: Storage, stores: Stores, uni
 /** The hosted edition's use cases. Built in either edition: the self-hosted one serves none of them. */
 export function hostedServices(
   config: Config,
-  stores: Pick<Stores, 'organizations' | 'agents' | 'audit' | 'people' | 'routingRules' | 'workflows' | 'webhooks'>,
+  stores: Pick<Stores, 'organizations' | 'agents' | 'audit' | 'people' | 'routingRules' | 'workflows' | 'evaluations' | 'webhooks'>,
   unitOfWork: UnitOfWork,
   clock: () => number,
   passwordCost: ScryptCost | undefined,
   wakeWebhooks: () => void,
+  random?: () => number,
 ): HostedServices {
   const webhookTargets = { allowPrivate: config.webhook_allow_private_targets, allowHttp: config.webhook_allow_http };
   return {
@@ -206,8 +226,9 @@ export function hostedServices(
     audit: new AuditService(stores.audit),
     people: new PeopleService(stores.people, stores.people, new Invitations(stores.people, publicUrlOf(config), clock), unitOfWork, clock),
     signIn: new SignInService(stores.people, unitOfWork, clock, passwordHashing(passwordCost)),
-    routing: new OrganizationRouting(stores.routingRules, stores.people, unitOfWork, clock),
+    routing: new OrganizationRouting(stores.routingRules, stores.people, unitOfWork, clock, random),
     workflows: new Workflows(stores.workflows, stores.organizations, stores.people, unitOfWork, clock),
+    evaluations: new Evaluations(stores.evaluations, stores.evaluations, unitOfWork, clock),
     webhooks: new WebhookService(stores.webhooks, unitOfWork, webhookTargets, config.max_webhooks_per_organization, clock, wakeWebhooks),
   };
 }

@@ -40,6 +40,8 @@ export interface TestHandle {
   statistics: StatisticsService;
   /** Looks for due webhook deliveries now (a test that moved the clock). */
   wakeWebhooks(): void;
+  /** Runs the scheduled evaluation suites due now, as the process's own timer would; resolves once they have run. */
+  runDueEvaluations(): Promise<void>;
 }
 
 export async function startServerUnderTest(config: Config, options: StartOptions = {}): Promise<RunningServer & { test: TestHandle }> {
@@ -64,6 +66,7 @@ export async function startServerUnderTest(config: Config, options: StartOptions
       attachments: services.attachments,
       statistics: services.statistics,
       wakeWebhooks: () => services.background.wakeWebhooks(),
+      runDueEvaluations: () => services.background.runDueEvaluations(),
     },
   };
 }

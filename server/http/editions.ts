@@ -10,6 +10,7 @@ import { routingRuleRoutes } from './routes/routing-rules';
 import { sessionRoutes } from './routes/sessions';
 import { webhookRoutes } from './routes/webhooks';
 import { workflowRoutes } from './routes/workflows';
+import { evalRoutes } from './routes/evals';
 
 /** What the HTTP API of an edition adds to the core routes every edition serves. */
 export interface HttpEdition {
@@ -55,6 +56,7 @@ export function hostedHttp(hosted: HostedOptions, { log, clock }: LimitsOptions)
       peopleRoutes(hosted.people),
       routingRuleRoutes(hosted.routing),
       workflowRoutes(hosted.workflows),
+      evalRoutes(hosted.evaluations),
       webhookRoutes(hosted.webhooks),
       auditRoutes(hosted.audit),
     ],

@@ -5,6 +5,7 @@ import type { OrganizationService } from '../domain/organizations/organizations'
 import type { OrganizationRouting } from '../domain/routing/organization-rules';
 import type { PeopleService } from '../domain/people/people';
 import type { Workflows } from '../domain/workflows/workflows';
+import type { Evaluations } from '../domain/evaluations/evaluations';
 import type { WebhookService } from '../domain/webhooks/webhooks';
 import { OPERATOR, type Principal } from '../domain/shared/principal';
 import type { SignInService } from '../domain/people/sign-in';
@@ -21,6 +22,7 @@ export interface HostedOptions {
   people: PeopleService;
   routing: OrganizationRouting;
   workflows: Workflows;
+  evaluations: Evaluations;
   webhooks: WebhookService;
   signIn: SignInService;
   /** The key that may create organizations; empty: none may. */

@@ -46,6 +46,8 @@ describe('npm run bench -- --quick', () => {
           'PostgreSQL create throughput',
           'PostgreSQL reads at scale',
           'Webhook delivery',
+          'Evaluation run',
+          'PostgreSQL evaluation run',
         ]),
       );
       for (const figure of results.figures) {
@@ -55,7 +57,7 @@ describe('npm run bench -- --quick', () => {
         if (measured && figure.target !== null) expect(figure.ratio, figure.figure).toBeCloseTo((figure.value as number) / figure.target, 6);
         expect(stdout).toContain(figure.figure);
       }
-      const answered = results.figures.filter((f) => f.figure === 'agents answered with their decision' || f.figure === 'decisions announced by webhook');
+      const answered = results.figures.filter((f) => ['agents answered with their decision', 'decisions announced by webhook', 'decided reviews the run counted'].includes(f.figure));
       expect(answered.map((f) => f.value)).toEqual(answered.map((f) => f.target));
     } finally {
       temp.remove();

@@ -117,6 +117,7 @@ function bodyFor(operation: Operation, credential: Credential, organization: Org
 async function pathFor(operation: Operation, owner: Organization): Promise<string> {
   const admin = { authorization: `Bearer ${owner.keys.admin}` };
   let webhookId = 0;
+  let evalId = 0;
   const newReview = async (): Promise<number> => (await call(server.url, 'POST', '/reviews', sampleReview, { headers: admin })).body.id;
   const values: Record<string, () => Promise<number>> = {
     review_id: newReview,
@@ -136,6 +137,9 @@ async function pathFor(operation: Operation, owner: Organization): Promise<strin
       await call(server.url, 'POST', `/webhooks/${webhookId}/test`, undefined, { headers: admin });
       return (await call(server.url, 'GET', `/webhooks/${webhookId}/deliveries`, undefined, { headers: admin })).body.deliveries[0].id;
     },
+    eval_id: async () => (evalId = (await call(server.url, 'POST', '/evals', { name: 'spare suite' }, { headers: admin })).body.id),
+    // A run of the suite the path names before it.
+    run_id: async () => (await call(server.url, 'POST', `/evals/${evalId}/runs`, undefined, { headers: admin })).body.id,
     api_key_id: async () => (await call(server.url, 'POST', `/organizations/${owner.id}/api-keys`, { name: 'spare', scope: 'agent' }, { headers: admin })).body.id,
   };
   let path = operation.path;

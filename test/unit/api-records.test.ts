@@ -9,6 +9,7 @@ import type * as reviews from '../../server/domain/reviews/records';
 import type * as routing from '../../server/domain/routing/records';
 import type * as webhooks from '../../server/domain/webhooks/records';
 import type * as workflows from '../../server/domain/workflows/records';
+import type * as evaluations from '../../server/domain/evaluations/records';
 import type { ReviewCreate } from '../../server/mcp/review-create';
 
 type Schemas = components['schemas'];
@@ -40,6 +41,8 @@ describe('the records the API exchanges', () => {
     expectTypeOf<organizations.AuditRecord>().toEqualTypeOf<Schemas['AuditEntry']>();
     expectTypeOf<routing.RoutingRuleRecord>().toEqualTypeOf<Schemas['RoutingRule']>();
     expectTypeOf<workflows.WorkflowRecord>().toEqualTypeOf<Schemas['Workflow']>();
+    expectTypeOf<evaluations.EvalRecord>().toEqualTypeOf<Schemas['Eval']>();
+    expectTypeOf<routing.RuleAgreement>().toEqualTypeOf<Schemas['RoutingRuleAgreement']>();
     // The domain's is narrower (each condition's operator is one the engine knows), and fits the document's.
     expectTypeOf<RoutingTrial>().toExtend<Schemas['RoutingTrial']>();
     // What the console's condition form offers, from the document: the engine's own lists.

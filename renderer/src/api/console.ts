@@ -21,6 +21,10 @@ export type RoutingRuleRecord = Schemas['RoutingRule'];
 export type WorkflowRecord = Schemas['Workflow'];
 export type WebhookRecord = Schemas['Webhook'];
 export type WebhookDeliveryRecord = Schemas['WebhookDelivery'];
+export type EvalRecord = Schemas['Eval'];
+export type EvalRunRecord = Schemas['EvalRun'];
+export type EvalResult = Schemas['EvalResult'];
+export type EvalInput = Schemas['EvalCreate'];
 
 /** A rule as the console's form holds it: every field the API lets it set. */
 export type RoutingRuleFields = Pick<RoutingRuleRecord, 'name' | 'priority' | 'conditions' | 'assign_to_user_id' | 'assign_to_team_id' | 'is_active'>;
@@ -37,7 +41,7 @@ export type TeamInput = Schemas['TeamCreate'];
 export type AgentInput = Schemas['AgentCreate'];
 export type WebhookEvent = Schemas['WebhookEvents'][number];
 
-export const CONSOLE_SECTIONS = ['organization', 'api-keys', 'users', 'teams', 'agents', 'routing-rules', 'workflows', 'webhooks', 'audit-log'] as const;
+export const CONSOLE_SECTIONS = ['organization', 'api-keys', 'users', 'teams', 'agents', 'routing-rules', 'workflows', 'evals', 'webhooks', 'audit-log'] as const;
 /** A page of the console, as its address names it: `#/console/api-keys`. */
 export type ConsoleSection = (typeof CONSOLE_SECTIONS)[number];
 
@@ -49,6 +53,7 @@ export const CONSOLE_SECTION_TITLES: Record<ConsoleSection, string> = {
   agents: 'Agents',
   'routing-rules': 'Routing rules',
   workflows: 'Workflows',
+  evals: 'Evals',
   webhooks: 'Webhooks',
   'audit-log': 'Audit log',
 };
@@ -94,6 +99,27 @@ export async function listWebhookDeliveries(api: ApiClient, id: number): Promise
 
 export function retryWebhookDelivery(api: ApiClient, id: number, deliveryId: number): Promise<void> {
   return api.request(`/webhooks/${id}/deliveries/${deliveryId}/retry`, { method: 'POST' });
+}
+
+export async function listEvals(api: ApiClient): Promise<EvalRecord[]> {
+  return (await api.request<Schemas['EvalList']>('/evals')).evals;
+}
+
+export function createEval(api: ApiClient, input: EvalInput): Promise<EvalRecord> {
+  return api.request('/evals', { method: 'POST', body: input });
+}
+
+export function deleteEval(api: ApiClient, id: number): Promise<void> {
+  return api.request(`/evals/${id}`, { method: 'DELETE' });
+}
+
+/** Runs a suite now: the finished run, or (past the API's wait) the run still going. */
+export function runEval(api: ApiClient, id: number): Promise<EvalRunRecord> {
+  return api.request(`/evals/${id}/runs`, { method: 'POST' });
+}
+
+export async function listEvalRuns(api: ApiClient, id: number): Promise<EvalRunRecord[]> {
+  return (await api.request<Schemas['EvalRunList']>(`/evals/${id}/runs?limit=20`)).runs;
 }
 
 export async function listWorkflows(api: ApiClient): Promise<WorkflowRecord[]> {

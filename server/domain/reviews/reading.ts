@@ -5,6 +5,7 @@ import type { ReviewRepository } from './ports';
 import type { DecisionRecord, ReviewFilters, ReviewOrder, ReviewPage, ReviewRecord } from './records';
 import { scopeOf } from '../shared/scope';
 import type { Workflows } from '../workflows/workflows';
+import type { OrganizationRouting } from '../routing/organization-rules';
 
 export interface ReadReviewsOptions {
   reviews: Pick<ReviewRepository, 'findById' | 'list'>;
@@ -12,6 +13,8 @@ export interface ReadReviewsOptions {
   people?: Pick<PeopleRepository, 'findUser' | 'teamNamesOf'>;
   /** Approval workflows: a governed review is read with its progress (hosted edition). */
   workflows?: Pick<Workflows, 'withProgress' | 'summary'>;
+  /** Auto-decide rules: a review is read with the mark one left on it (hosted edition). */
+  marks?: Pick<OrganizationRouting, 'withMarks'>;
 }
 
 /** Reading reviews: one, a page of them, a decision, whose they are. */
@@ -53,8 +56,9 @@ export class ReadReviews {
   }
 
   /** Reviews of an organization with their workflows' progress, where one governs them. */
-  private withWorkflows(scope: Scope, reviews: ReviewRecord[]): Promise<ReviewRecord[]> | ReviewRecord[] {
-    return this.options.workflows ? this.options.workflows.withProgress(scope.organizationId, reviews) : reviews;
+  private async withWorkflows(scope: Scope, reviews: ReviewRecord[]): Promise<ReviewRecord[]> {
+    const governed = this.options.workflows ? await this.options.workflows.withProgress(scope.organizationId, reviews) : reviews;
+    return this.options.marks ? this.options.marks.withMarks(scope.organizationId, governed) : governed;
   }
 }
 

@@ -96,6 +96,12 @@ export interface ReviewRecord {
   attachments?: AttachmentRecord[];
   /** Where people open the review; absent where the dashboard's public address is not known. */
   links?: ReviewLinks;
+  /** Hosted edition: the shadow auto-decide rule that would have decided the review; absent when none matched. */
+  shadow_rule_id?: number;
+  /** Hosted edition: an enforcing auto-decide rule matched and the review was drawn for a person all the same. */
+  audit_sample?: true;
+  /** With `audit_sample`: the rule that would have decided it. */
+  audit_rule_id?: number;
 }
 
 export interface ReviewLinks {

@@ -20,7 +20,7 @@ export interface SubmitReviewOptions {
   /** Registered agents: in an organization, a review's `agent_id` must name one of its own. */
   agents?: Pick<AgentRepository, 'find'>;
   /** An organization's own routing rules, tried before the `routing` setting (hosted edition). */
-  organizationRouting?: Pick<OrganizationRouting, 'route'>;
+  organizationRouting?: Pick<OrganizationRouting, 'route' | 'saveMark'>;
   /** Approval workflows: the first that matches governs a new review (hosted edition). */
   workflows?: Pick<Workflows, 'start'>;
   unitOfWork: UnitOfWork;
@@ -158,7 +158,8 @@ export class SubmitReview {
     const policy = this.options.policy();
     const organizationId = organizationOf(scope, input.organization_id);
     const routedByOrganization = organizationId === null ? null : await this.options.organizationRouting?.route(organizationId, input);
-    const routing = routedByOrganization ?? routeReview(policy, input);
+    // A rule that only marked the review (shadow, audit sample) leaves its routing to the setting.
+    const routing = routedByOrganization?.rule ? routedByOrganization : { ...routeReview(policy, input), mark: routedByOrganization?.mark ?? null };
     const urgency = input.urgency ?? 'medium';
     /** Files moved into place by the transaction, to be removed should it roll back. */
     const placed: string[] = [];
@@ -188,8 +189,17 @@ export class SubmitReview {
         },
       };
       const inserted = await this.options.reviews.insert(tx, review, claim);
+      const marked = routing.mark && organizationId !== null && !inserted.decision ? routing.mark : null;
+      if (marked) await this.options.organizationRouting?.saveMark(tx, organizationId!, inserted.id, marked);
       const workflow = organizationId !== null && !inserted.decision ? await this.options.workflows?.start(tx, organizationId, inserted.id, input) : null;
-      const stored = workflow ? { ...inserted, workflow } : inserted;
+      const stored = {
+        ...inserted,
+        ...(workflow ? { workflow } : {}),
+        ...(marked ? (marked.kind === 'shadow' ? { shadow_rule_id: marked.rule_id } : { audit_sample: true as const, audit_rule_id: marked.rule_id }) : {}),
+      };
+      if (inserted.decision && organizationId !== null && routedByOrganization?.autoDecide) {
+        tx.audit({ organization_id: organizationId, action: 'routing_rule.auto_decided', target_type: 'review', target_id: inserted.id, data: { rule: routing.rule, decision_type: inserted.decision.decision_type } });
+      }
       tx.record(domainEvent('review.created', stored, stored));
       if (uploads.length > 0) await this.attachments().attachWithin(tx, scope, stored.id, uploads, placed);
       if (stored.decision) tx.record(domainEvent('review.decided', stored, stored));

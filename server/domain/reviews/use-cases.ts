@@ -28,7 +28,7 @@ export interface ReviewUseCaseOptions {
   /** An organization's people: its decisions are theirs, by id (hosted edition). */
   people?: PeopleRepository;
   /** An organization's own routing rules, tried before the `routing` setting (hosted edition). */
-  organizationRouting?: Pick<OrganizationRouting, 'route'>;
+  organizationRouting?: Pick<OrganizationRouting, 'route' | 'saveMark' | 'withMarks'>;
   /** Approval workflows: a governed review is decided by votes (hosted edition). */
   workflows?: Workflows;
   unitOfWork: UnitOfWork;
@@ -50,7 +50,7 @@ export interface ReviewUseCaseOptions {
 /** The review use cases over one set of repositories. */
 export function reviewUseCases(options: ReviewUseCaseOptions): ReviewUseCases {
   const { reviews, agents, people, organizationRouting, workflows, unitOfWork, waiters, waits, log, policy, maxWaiting, refuseHiddenCharacters, attachments, clock } = options;
-  const reading = new ReadReviews({ reviews, people, workflows });
+  const reading = new ReadReviews({ reviews, people, workflows, marks: organizationRouting });
   const shown = waits && log ? { waits, unitOfWork, log, read: (scope: Scope, id: number) => reading.get(scope, id) } : undefined;
   const waiting = new WaitForDecision({ reviews, waiters, maxWaiting, shown, clock });
   return {

@@ -4,9 +4,12 @@ import type { Clock, Tx, UnitOfWork } from '../shared/unit-of-work';
 import type { PeopleRepository } from '../people/ports';
 import { requireDecider } from '../people/deciders';
 import type { Principal } from '../shared/principal';
-import type { RoutableRule, RoutingRuleFields, RoutingRuleRecord } from './records';
+import type { RoutableRule, RoutingRuleFields, RoutingRuleRecord, RuleMark, RuleMode } from './records';
+import type { ReviewRecord } from '../reviews/records';
+import { clopperPearsonLower } from '../evaluations/statistics';
+import { DEFAULT_AUDIT_SAMPLE_RATE } from '../evaluations/suggested-rule';
 import type { RoutingRuleRepository } from './ports';
-import { type ConditionResult, compileRules, type RoutableReview, type Rule, RuleError } from './conditions';
+import { type AutoDecision, type ConditionResult, compileRules, type RoutableReview, type Rule, RuleError } from './conditions';
 import { organizationOf, organizationOfCaller } from '../shared/scope';
 
 export interface RoutingRuleInput {
@@ -15,9 +18,16 @@ export interface RoutingRuleInput {
   conditions?: Record<string, unknown>;
   assign_to_user_id?: number | null;
   assign_to_team_id?: number | null;
+  /** Decide instead of assign: `{auto_decide: approve | reject}`. */
+  action?: { auto_decide: AutoDecision } | null;
+  mode?: RuleMode;
+  audit_sample_rate?: number;
   is_active?: boolean;
   organization_id?: number | null;
 }
+
+/** The confidence of the lower bound shown on a rule's agreement: the same as an eval's default. */
+const AGREEMENT_CONFIDENCE = 0.95;
 
 export type RoutingRuleChanges = Partial<Omit<RoutingRuleInput, 'organization_id'>>;
 
@@ -50,6 +60,7 @@ function engineForm(rule: RoutingRuleFields, assignee: string | null, team: stri
     is_active: rule.is_active,
     ...(assignee === null ? {} : { assign_to: assignee }),
     ...(team === null ? {} : { assign_to_team: team }),
+    ...(rule.action ? { auto_decide: rule.action.auto_decide } : {}),
   };
 }
 
@@ -57,7 +68,7 @@ function engineForm(rule: RoutingRuleFields, assignee: string | null, team: stri
 function compiled(stored: readonly RoutableRule[]): Array<{ stored: RoutableRule; rule: Rule }> {
   const byName = new Map(stored.map((rule) => [rule.name, rule]));
   // A rule whose assignee is gone (never: users are deactivated, not deleted) would have no action; it is left out.
-  const routable = stored.filter((rule) => rule.assignee_email !== null || rule.team_name !== null);
+  const routable = stored.filter((rule) => rule.action !== null || rule.assignee_email !== null || rule.team_name !== null);
   return compileRules(routable.map((rule) => engineForm(rule, rule.assignee_email, rule.team_name))).map((rule) => ({ stored: byName.get(rule.name)!, rule }));
 }
 
@@ -68,6 +79,8 @@ export class OrganizationRouting {
     private readonly people: PeopleRepository,
     private readonly unitOfWork: UnitOfWork,
     private readonly clock: Clock,
+    /** Draws an enforcing rule's audit sample: uniform on [0, 1). Tests seed it. */
+    private readonly random: () => number = Math.random,
   ) {}
 
   async create(principal: Principal, input: RoutingRuleInput): Promise<RoutingRuleRecord> {
@@ -79,6 +92,7 @@ export class OrganizationRouting {
       conditions: input.conditions ?? {},
       assign_to_user_id: input.assign_to_user_id ?? null,
       assign_to_team_id: input.assign_to_team_id ?? null,
+      ...decidingFields(input.action ?? null, input.mode, input.audit_sample_rate, null),
       is_active: input.is_active ?? true,
     };
     return this.unitOfWork.run(async (tx) => {
@@ -91,14 +105,32 @@ export class OrganizationRouting {
   }
 
   async list(principal: Principal): Promise<{ routing_rules: RoutingRuleRecord[]; count: number }> {
-    const rules = await this.rules.list(organizationOfCaller(principal));
+    const organizationId = organizationOfCaller(principal);
+    const rules = await this.withAgreement(organizationId, await this.rules.list(organizationId));
     return { routing_rules: rules, count: rules.length };
   }
 
   async get(principal: Principal, id: number): Promise<RoutingRuleRecord> {
-    const rule = await this.rules.find(organizationOfCaller(principal), id);
+    const organizationId = organizationOfCaller(principal);
+    const rule = await this.rules.find(organizationId, id);
     if (!rule) throw notFound('routing rule', id);
-    return rule;
+    return (await this.withAgreement(organizationId, [rule]))[0];
+  }
+
+  /**
+   * Auto-decide rules with how often people agreed with what they would have done, over their
+   * shadow and audit-sample reviews: the share and its one-sided Clopper–Pearson lower bound.
+   */
+  private async withAgreement(organizationId: number, rules: RoutingRuleRecord[]): Promise<RoutingRuleRecord[]> {
+    const deciding = rules.filter((rule) => rule.action !== null).map((rule) => rule.id);
+    if (deciding.length === 0) return rules;
+    const outcomes = await this.rules.outcomes(organizationId, deciding);
+    return rules.map((rule) => {
+      if (rule.action === null) return rule;
+      const { decided, agreed, pending } = outcomes.get(rule.id) ?? { decided: 0, agreed: 0, pending: 0 };
+      const lowerBound = decided > 0 ? Math.round(clopperPearsonLower(agreed, decided, AGREEMENT_CONFIDENCE) * 1e6) / 1e6 : null;
+      return { ...rule, agreement: { decided, agreed, share: decided > 0 ? Math.round((agreed / decided) * 1e6) / 1e6 : null, lower_bound: lowerBound, confidence: AGREEMENT_CONFIDENCE, pending } };
+    });
   }
 
   async update(principal: Principal, id: number, changes: RoutingRuleChanges): Promise<RoutingRuleRecord> {
@@ -113,6 +145,7 @@ export class OrganizationRouting {
         conditions: changes.conditions ?? current.conditions,
         assign_to_user_id: changes.assign_to_user_id === undefined ? current.assign_to_user_id : changes.assign_to_user_id,
         assign_to_team_id: changes.assign_to_team_id === undefined ? current.assign_to_team_id : changes.assign_to_team_id,
+        ...decidingFields(changes.action === undefined ? current.action : changes.action, changes.mode, changes.audit_sample_rate, current),
         is_active: changes.is_active ?? current.is_active,
       };
       await this.check(tx, organizationId, fields, changes.assign_to_user_id !== undefined);
@@ -120,6 +153,10 @@ export class OrganizationRouting {
       if (updated === 'name_taken') throw new AppError(409, `the organization already has a routing rule named '${fields.name}'`);
       if (!updated) throw notFound('routing rule', id);
       tx.audit({ organization_id: organizationId, action: 'routing_rule.updated', target_type: 'routing_rule', target_id: id, data: { changed: Object.keys(changes) } });
+      if (fields.mode !== current.mode && fields.mode !== null) {
+        // A rule that starts (or stops) deciding reviews by itself is a change of its own in the log.
+        tx.audit({ organization_id: organizationId, action: fields.mode === 'enforce' ? 'routing_rule.enforced' : 'routing_rule.shadowed', target_type: 'routing_rule', target_id: id, data: { name: fields.name, audit_sample_rate: fields.audit_sample_rate } });
+      }
       return updated;
     });
   }
@@ -132,11 +169,45 @@ export class OrganizationRouting {
     });
   }
 
-  /** Where the organization's rules send a new review, or null when none matches. */
+  /**
+   * Where the organization's rules send a new review, or null when none matches. The first
+   * matching auto-decide rule decides it when it enforces, except for its audit sample; a shadow
+   * rule, or an enforcing rule's audit sample, only marks the review, which the next matching
+   * assigning rule then routes to a person (or none: the routing setting, then unassigned).
+   */
   async route(organizationId: number, review: RoutableReview): Promise<Routing | null> {
-    const match = compiled(await this.rules.routable(organizationId)).find(({ rule }) => rule.isActive && rule.matches(review));
-    if (!match || match.rule.action.kind !== 'assign') return null;
-    return { rule: match.rule.name, assignTo: match.rule.action.assignTo, team: match.rule.action.team, candidates: [], autoDecide: null };
+    let mark: RuleMark | null = null;
+    for (const { stored, rule } of compiled(await this.rules.routable(organizationId))) {
+      if (!rule.isActive || !rule.matches(review)) continue;
+      if (rule.action.kind === 'assign') return { rule: rule.name, assignTo: rule.action.assignTo, team: rule.action.team, candidates: [], autoDecide: null, mark };
+      if (mark) continue;
+      const decision = rule.action.decision;
+      if (stored.mode === 'enforce') {
+        const rate = stored.audit_sample_rate ?? DEFAULT_AUDIT_SAMPLE_RATE;
+        if (this.random() >= rate) return { rule: rule.name, assignTo: null, team: null, candidates: [], autoDecide: decision, mark: null };
+        mark = { rule_id: stored.id, kind: 'audit_sample', decision, sample_rate: rate };
+      } else {
+        mark = { rule_id: stored.id, kind: 'shadow', decision, sample_rate: null };
+      }
+    }
+    return mark && { rule: null, assignTo: null, team: null, candidates: [], autoDecide: null, mark };
+  }
+
+  /** Stores what a rule left on a new review, in the transaction that stores the review. */
+  saveMark(tx: Tx, organizationId: number, reviewId: number, mark: RuleMark): Promise<void> {
+    return this.rules.saveMark(tx, organizationId, reviewId, mark);
+  }
+
+  /** The reviews with the marks rules left on them: `shadow_rule_id`, or `audit_sample` with `audit_rule_id`. */
+  async withMarks(organizationId: number | null, reviews: ReviewRecord[]): Promise<ReviewRecord[]> {
+    if (organizationId === null || reviews.length === 0) return reviews;
+    const marks = await this.rules.marksOf(reviews.map((review) => review.id));
+    if (marks.size === 0) return reviews;
+    return reviews.map((review) => {
+      const mark = marks.get(review.id);
+      if (!mark) return review;
+      return mark.kind === 'shadow' ? { ...review, shadow_rule_id: mark.rule_id } : { ...review, audit_sample: true, audit_rule_id: mark.rule_id };
+    });
   }
 
   /** Which rule a sample review would meet, and why each rule before it did not: the console's rule tester. */
@@ -161,7 +232,11 @@ export class OrganizationRouting {
    * changed in other ways (switched off, renamed).
    */
   private async check(tx: Tx, organizationId: number, fields: RoutingRuleFields, assigneeSet: boolean): Promise<void> {
-    if (fields.assign_to_user_id === null && fields.assign_to_team_id === null) {
+    if (fields.action !== null) {
+      if (fields.assign_to_user_id !== null || fields.assign_to_team_id !== null) {
+        throw invalidInput('action', 'a rule either decides (action.auto_decide) or assigns (assign_to_user_id, assign_to_team_id), not both');
+      }
+    } else if (fields.assign_to_user_id === null && fields.assign_to_team_id === null) {
       throw invalidInput('assign_to_user_id', 'a rule assigns to a user (assign_to_user_id), a team (assign_to_team_id), or both');
     }
     if (fields.assign_to_user_id !== null) {
@@ -177,4 +252,22 @@ export class OrganizationRouting {
       throw error;
     }
   }
+}
+
+/**
+ * An auto-decide rule's mode and audit sample rate, shadow and 5 % unless given (a rule that
+ * decides is tried in shadow first); none for a rule that assigns. A rule keeps its own where a
+ * change leaves them out.
+ */
+function decidingFields(
+  action: RoutingRuleFields['action'],
+  mode: RuleMode | undefined,
+  rate: number | undefined,
+  current: Pick<RoutingRuleFields, 'mode' | 'audit_sample_rate'> | null,
+): Pick<RoutingRuleFields, 'action' | 'mode' | 'audit_sample_rate'> {
+  if (action === null) {
+    if (mode !== undefined || rate !== undefined) throw invalidInput('mode', 'and audit_sample_rate belong to a rule that decides (action.auto_decide)');
+    return { action: null, mode: null, audit_sample_rate: null };
+  }
+  return { action, mode: mode ?? current?.mode ?? 'shadow', audit_sample_rate: rate ?? current?.audit_sample_rate ?? DEFAULT_AUDIT_SAMPLE_RATE };
 }

@@ -1,7 +1,7 @@
 /** What organizations' routing rules need from the world (hosted edition). */
 
 import type { Tx } from '../shared/unit-of-work';
-import type { RoutableRule, RoutingRuleFields, RoutingRuleRecord } from './records';
+import type { MarkOutcomes, RoutableRule, RoutingRuleFields, RoutingRuleRecord, RuleMark } from './records';
 
 /** An organization's routing rules (hosted edition). */
 export interface RoutingRuleRepository {
@@ -15,4 +15,11 @@ export interface RoutingRuleRepository {
   delete(tx: Tx, organizationId: number, id: number): Promise<boolean>;
   /** Every rule of the organization with its assignee's e-mail and team's name, oldest first. */
   routable(organizationId: number, tx?: Tx): Promise<RoutableRule[]>;
+  saveMark(tx: Tx, organizationId: number, reviewId: number, mark: RuleMark): Promise<void>;
+  marksOf(reviewIds: readonly number[]): Promise<Map<number, RuleMark>>;
+  /**
+   * Per auto-decide rule of the organization, its marked reviews: how many a person decided, how
+   * many of those as the rule would have, how many wait. Counted by the database.
+   */
+  outcomes(organizationId: number, ruleIds: readonly number[]): Promise<Map<number, MarkOutcomes>>;
 }

@@ -5,6 +5,7 @@
  */
 import { type AutoDecision, AUTO_DECISIONS, compileRules, firstMatch, type RoutableReview, type Rule, RuleError } from './conditions';
 import { type Urgency, URGENCIES } from '../reviews/records';
+import type { RuleMark } from './records';
 
 export const EXPIRY_DECISIONS = AUTO_DECISIONS;
 
@@ -16,6 +17,8 @@ export interface Routing {
   /** Reviewers to choose from (the least busy) when no rule matched. */
   candidates: string[];
   autoDecide: AutoDecision | null;
+  /** Hosted edition: what an auto-decide rule that did not decide left on the review (shadow, or audit sample). */
+  mark?: RuleMark | null;
 }
 
 export interface Policy {

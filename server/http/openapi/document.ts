@@ -97,6 +97,7 @@ export function generateDocument(): object {
         { name: 'organizations', description: 'Organizations, their API keys, agents and audit log (hosted edition only)' },
         { name: 'people', description: 'Users and teams of an organization (hosted edition only)' },
         { name: 'routing', description: 'Routing rules of an organization (hosted edition only)' },
+        { name: 'evals', description: 'Evaluation suites: calibration, agreement and a suggested auto-approve rule with its guarantee (hosted edition only)' },
         { name: 'webhooks', description: 'Webhook endpoints of an organization and their deliveries (hosted edition only)' },
         { name: 'sessions', description: 'Signing in to the dashboard, and invitation links (hosted edition only)' },
         { name: 'health', description: 'Liveness and database reachability' },

@@ -226,6 +226,9 @@
  *             Only in the answer to a create that carried files (`multipart/form-data`): the
  *             review's attachments, oldest first. Elsewhere, `GET /reviews/{review_id}/attachments`.
  *         links: { $ref: '#/components/schemas/ReviewLinks' }
+ *         shadow_rule_id: { type: integer, description: 'Hosted edition: the shadow auto-decide rule that would have decided the review; absent when none matched.' }
+ *         audit_sample: { type: boolean, enum: [true], description: 'Hosted edition: an enforcing auto-decide rule (audit_rule_id) matched, and the review was drawn for a person all the same; absent otherwise.' }
+ *         audit_rule_id: { type: integer, description: 'With audit_sample: the rule that would have decided the review.' }
  *       example:
  *         id: 42
  *         task_type: refund

@@ -49,6 +49,9 @@ import { pathInteger } from '../params';
  *         conditions: { $ref: '#/components/schemas/RoutingConditions' }
  *         assign_to_user_id: { type: integer, nullable: true, minimum: 1, description: 'A user of the organization (404 otherwise), an active reviewer or admin (422 otherwise: a viewer cannot decide); the review is assigned to their e-mail.' }
  *         assign_to_team_id: { type: integer, nullable: true, minimum: 1, description: 'A team of the organization (404 otherwise); its members see the review under Mine.' }
+ *         action: { $ref: '#/components/schemas/RoutingRuleAction' }
+ *         mode: { $ref: '#/components/schemas/RoutingRuleMode' }
+ *         audit_sample_rate: { $ref: '#/components/schemas/RoutingRuleAuditSampleRate' }
  *         is_active: { type: boolean, default: true }
  *         organization_id: { type: integer, nullable: true, description: "The caller's organization; another is a 404." }
  *       example: { name: large-refunds, priority: 100, conditions: { task_type: refund, metadata.amount: { operator: '>', value: 1000 } }, assign_to_team_id: 2 }
@@ -62,11 +65,49 @@ import { pathInteger } from '../params';
  *         conditions: { $ref: '#/components/schemas/RoutingConditions' }
  *         assign_to_user_id: { type: integer, nullable: true, minimum: 1 }
  *         assign_to_team_id: { type: integer, nullable: true, minimum: 1 }
+ *         action: { $ref: '#/components/schemas/RoutingRuleAction' }
+ *         mode: { $ref: '#/components/schemas/RoutingRuleMode' }
+ *         audit_sample_rate: { $ref: '#/components/schemas/RoutingRuleAuditSampleRate' }
  *         is_active: { type: boolean }
  *       example: { is_active: false }
+ *     RoutingRuleAction:
+ *       type: object
+ *       nullable: true
+ *       additionalProperties: false
+ *       required: [auto_decide]
+ *       description: >-
+ *         Decide instead of assign (null or absent: assign). A rule that decides names no
+ *         assignee (400 otherwise). In `enforce` mode a matching review is decided at creation,
+ *         as `rule:<name>`, with the rule named in the decision's notes and the audit log; in
+ *         `shadow` mode it is only marked `shadow_rule_id` and goes to a person as usual.
+ *       properties:
+ *         auto_decide: { type: string, enum: [approve, reject] }
+ *     RoutingRuleMode:
+ *       type: string
+ *       enum: [shadow, enforce]
+ *       description: 'A deciding rule''s mode: `shadow` (the default) only marks the reviews it would decide; `enforce` decides them, but for its audit sample.'
+ *     RoutingRuleAuditSampleRate:
+ *       type: number
+ *       minimum: 0
+ *       maximum: 1
+ *       description: 'The share of an enforcing rule''s reviews drawn at random for a person all the same (default 0.05), marked `audit_sample`; an evaluation run weighs each by 1 / this rate.'
+ *     RoutingRuleAgreement:
+ *       type: object
+ *       required: [decided, agreed, share, lower_bound, confidence, pending]
+ *       description: >-
+ *         How often people agreed with what a deciding rule would have done, over its shadow
+ *         and audit-sample reviews they decided (approved as proposed for approve, rejected for
+ *         reject; expired reviews left out), with the one-sided Clopper–Pearson lower bound.
+ *       properties:
+ *         decided: { type: integer }
+ *         agreed: { type: integer }
+ *         share: { type: number, nullable: true }
+ *         lower_bound: { type: number, nullable: true }
+ *         confidence: { type: number }
+ *         pending: { type: integer, description: 'Marked reviews still waiting for a person.' }
  *     RoutingRule:
  *       type: object
- *       required: [id, organization_id, name, priority, conditions, assign_to_user_id, assign_to_team_id, is_active, created_at, updated_at]
+ *       required: [id, organization_id, name, priority, conditions, assign_to_user_id, assign_to_team_id, action, mode, audit_sample_rate, is_active, created_at, updated_at]
  *       properties:
  *         id: { type: integer }
  *         organization_id: { type: integer }
@@ -75,10 +116,14 @@ import { pathInteger } from '../params';
  *         conditions: { $ref: '#/components/schemas/RoutingConditions' }
  *         assign_to_user_id: { type: integer, nullable: true }
  *         assign_to_team_id: { type: integer, nullable: true }
+ *         action: { $ref: '#/components/schemas/RoutingRuleAction' }
+ *         mode: { type: string, enum: [shadow, enforce, null], nullable: true, description: 'Null for a rule that assigns.' }
+ *         audit_sample_rate: { type: number, nullable: true, description: 'Null for a rule that assigns.' }
  *         is_active: { type: boolean }
  *         created_at: { type: string, format: date-time }
  *         updated_at: { type: string, format: date-time }
- *       example: { id: 4, organization_id: 1, name: large-refunds, priority: 100, conditions: { task_type: refund, metadata.amount: { operator: '>', value: 1000 } }, assign_to_user_id: null, assign_to_team_id: 2, is_active: true, created_at: '2026-11-24T09:00:00.000Z', updated_at: '2026-11-24T09:00:00.000Z' }
+ *         agreement: { $ref: '#/components/schemas/RoutingRuleAgreement' }
+ *       example: { id: 4, organization_id: 1, name: large-refunds, priority: 100, conditions: { task_type: refund, metadata.amount: { operator: '>', value: 1000 } }, assign_to_user_id: null, assign_to_team_id: 2, action: null, mode: null, audit_sample_rate: null, is_active: true, created_at: '2026-11-24T09:00:00.000Z', updated_at: '2026-11-24T09:00:00.000Z' }
  *     RoutingRuleList:
  *       type: object
  *       required: [routing_rules, count]
