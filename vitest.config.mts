@@ -26,6 +26,7 @@ const ON_POSTGRES = [
   'test/http/idempotency.test.ts',
   'test/http/people.test.ts',
   'test/http/policy.test.ts',
+  'test/http/receipts.test.ts',
   'test/http/reviews.test.ts',
   'test/http/routing-rules.test.ts',
   'test/http/shutdown.test.ts',

@@ -13,6 +13,10 @@ import { ReviewStore } from '../db/review-store';
 import { RoutingRuleStore } from '../db/routing-rule-store';
 import { WorkflowStore } from '../db/workflow-store';
 import { WebhookStore } from '../db/webhook-store';
+import { ReceiptKeyStore } from '../db/receipt-key-store';
+import { DecisionReceipts } from '../domain/reviews/receipts';
+import { keyEncryptionKey, ReceiptKeys } from '../receipts/keys';
+import { keyEncryptionSecret } from '../receipts/key-encryption-secret';
 import { StatisticsQuery } from '../db/statistics-query';
 import { DatabaseUnitOfWork } from '../db/unit-of-work';
 import { AttachmentService } from '../domain/reviews/attachments';
@@ -64,6 +68,8 @@ export interface Services {
   files: AttachmentFiles;
   statistics: StatisticsService;
   hosted: HostedServices;
+  /** The receipt signing keys: /.well-known/jwks.json lists their public halves. */
+  receiptKeys: ReceiptKeys;
   background: BackgroundWork;
   disk(): Promise<DiskReport>;
   /** Puts a reloaded policy in force for new reviews and the next expiries; waiting agents are untouched. */
@@ -94,6 +100,7 @@ function storesOn(db: Database) {
     routingRules: new RoutingRuleStore(db),
     workflows: new WorkflowStore(db),
     webhooks: new WebhookStore(db),
+    receiptKeys: new ReceiptKeyStore(db),
   };
 }
 
@@ -126,6 +133,10 @@ export async function openServices(config: Config, log: Logger, { clock = Date.n
   const storage = await openStorage(config, log, clock);
   const { db } = storage;
   const stores = storesOn(db);
+  const receiptKeys = await openReceiptKeys(config, stores.receiptKeys, clock).catch(async (error: unknown) => {
+    await db.close();
+    throw error;
+  });
   const { feed, outbox, unitOfWork } = writesOn(db, stores, edition, clock, log);
   const policy = policyHolder(config.routing);
   const waiters = new DecisionWaiters(feed);
@@ -137,6 +148,7 @@ export async function openServices(config: Config, log: Logger, { clock = Date.n
     // The hosted edition's organizations route by their own rules first, and run their workflows.
     organizationRouting: edition.organizations ? hosted.routing : undefined,
     workflows: edition.organizations ? hosted.workflows : undefined,
+    receipts: new DecisionReceipts({ signer: receiptKeys, reviews: stores.reviews, issuer: publicUrlOf(config), ttlSeconds: config.receipt_ttl_seconds }),
     unitOfWork,
     waiters,
     policy: policy.current,
@@ -158,6 +170,7 @@ export async function openServices(config: Config, log: Logger, { clock = Date.n
     files: storage.files,
     statistics: new StatisticsService(stores.statistics, clock),
     hosted,
+    receiptKeys,
     background,
     disk: () => storage.diskSpace.report(),
     replacePolicy: policy.replace,
@@ -166,6 +179,13 @@ export async function openServices(config: Config, log: Logger, { clock = Date.n
       await db.close();
     },
   };
+}
+
+/** The receipt signing keys, with a current one made at the installation's first start. */
+export async function openReceiptKeys(config: Config, rows: ReceiptKeyStore, clock: () => number): Promise<ReceiptKeys> {
+  const keys = new ReceiptKeys(rows, keyEncryptionKey(keyEncryptionSecret(config.receipt_key_encryption_key, config.data_dir)), clock);
+  await keys.ensureCurrent();
+  return keys;
 }
 
 function attachmentService(config: Config, storage: Storage, stores: Stores, unitOfWork: UnitOfWork, clock: () => number): AttachmentService {

@@ -12,6 +12,7 @@ import { refuseHiddenCharacters } from '../shared/text';
 import type { Workflows } from '../workflows/workflows';
 import type { ReadReviews } from './reading';
 import type { WaitForDecision } from './waiting';
+import type { DecisionReceipts } from './receipts';
 
 export interface SubmitReviewOptions {
   reviews: Pick<ReviewRepository, 'insert' | 'leastBusy' | 'findClaim'>;
@@ -21,6 +22,8 @@ export interface SubmitReviewOptions {
   organizationRouting?: Pick<OrganizationRouting, 'route'>;
   /** Approval workflows: the first that matches governs a new review (hosted edition). */
   workflows?: Pick<Workflows, 'start'>;
+  /** A routing rule's decision is recorded with its signed receipt. */
+  receipts: Pick<DecisionReceipts, 'attach'>;
   unitOfWork: UnitOfWork;
   /** The policy in force now (it can be reloaded while the service runs). */
   policy: () => Policy;
@@ -148,7 +151,7 @@ export class SubmitReview {
           notes: `Decided automatically by the routing rule '${routing.rule}'.`,
         },
       };
-      const inserted = await this.options.reviews.insert(tx, review, claim);
+      const inserted = await this.options.receipts.attach(tx, await this.options.reviews.insert(tx, review, claim));
       const workflow = organizationId !== null && !inserted.decision ? await this.options.workflows?.start(tx, organizationId, inserted.id, input) : null;
       const stored = workflow ? { ...inserted, workflow } : inserted;
       tx.record(domainEvent('review.created', stored, stored));

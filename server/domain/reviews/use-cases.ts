@@ -7,6 +7,7 @@ import type { ReviewRepository } from './ports';
 import type { DecisionWaiters } from './waiters';
 import type { Workflows } from '../workflows/workflows';
 import { DecideReview } from './deciding';
+import type { DecisionReceipts } from './receipts';
 import { ReadReviews } from './reading';
 import { SubmitReview } from './submitting';
 import { WaitForDecision } from './waiting';
@@ -29,6 +30,8 @@ export interface ReviewUseCaseOptions {
   organizationRouting?: Pick<OrganizationRouting, 'route'>;
   /** Approval workflows: a governed review is decided by votes (hosted edition). */
   workflows?: Workflows;
+  /** Signs each decision's receipt when it is recorded. */
+  receipts: DecisionReceipts;
   unitOfWork: UnitOfWork;
   waiters: DecisionWaiters;
   /** The policy in force now (it can be reloaded while the service runs). */
@@ -42,13 +45,13 @@ export interface ReviewUseCaseOptions {
 
 /** The review use cases over one set of repositories. */
 export function reviewUseCases(options: ReviewUseCaseOptions): ReviewUseCases {
-  const { reviews, agents, people, organizationRouting, workflows, unitOfWork, waiters, policy, maxWaiting, refuseHiddenCharacters, clock } = options;
+  const { reviews, agents, people, organizationRouting, workflows, receipts, unitOfWork, waiters, policy, maxWaiting, refuseHiddenCharacters, clock } = options;
   const reading = new ReadReviews({ reviews, people, workflows });
   const waiting = new WaitForDecision({ reviews, waiters, maxWaiting });
   return {
     reading,
     waiting,
-    submitting: new SubmitReview({ reviews, agents, organizationRouting, workflows, unitOfWork, policy, refuseHiddenCharacters, read: reading, waiting, clock }),
-    deciding: new DecideReview({ reviews, people, workflows, unitOfWork, clock }),
+    submitting: new SubmitReview({ reviews, agents, organizationRouting, workflows, receipts, unitOfWork, policy, refuseHiddenCharacters, read: reading, waiting, clock }),
+    deciding: new DecideReview({ reviews, people, workflows, receipts, unitOfWork, clock }),
   };
 }
