@@ -37,6 +37,7 @@ const ON_POSTGRES = [
   'test/cli/durability.test.ts',
   'test/cli/hosted.test.ts',
   'test/cli/out-of-files.test.ts',
+  'test/cli/receipt-keys.test.ts',
   'test/cli/scale-out.test.ts',
   'test/cli/status-and-logs.test.ts',
   'test/cli/webhook-flood.test.ts',
