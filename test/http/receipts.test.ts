@@ -18,13 +18,6 @@ async function jwksOf(target: TestServer): Promise<Jwks> {
   return answer.body;
 }
 
-async function decided(action: string, decision: Record<string, unknown>): Promise<{ id: number; receipt: string }> {
-  const review = await call(server.url, 'POST', '/reviews', { task_type: 'refund', proposed_action: action });
-  const answer = await call(server.url, 'POST', `/reviews/${review.body.id}/decide`, { reviewer_name: 'dana@example.com', ...decision });
-  expect(answer.status).toBe(200);
-  return { id: review.body.id, receipt: answer.body.receipt };
-}
-
 beforeAll(async () => {
   server = await startTestServer({
     enable_auth: true,

@@ -1,7 +1,7 @@
 import { createHash, createPublicKey, verify } from 'node:crypto';
 
 export interface Jwks {
-  keys: Array<JsonWebKey & { kid: string; alg?: string }>;
+  keys: Array<{ kty: string; crv: string; x: string; kid: string; alg?: string; use?: string }>;
 }
 
 export interface CheckedReceipt {
@@ -20,7 +20,7 @@ export function checkWithNodeCrypto(receipt: string, jwks: Jwks): CheckedReceipt
   if (header.alg !== 'EdDSA') return null;
   const jwk = jwks.keys.find((key) => key.kid === header.kid);
   if (!jwk) return null;
-  const key = createPublicKey({ key: { kty: jwk.kty, crv: jwk.crv, x: jwk.x } as JsonWebKey, format: 'jwk' });
+  const key = createPublicKey({ key: { kty: jwk.kty, crv: jwk.crv, x: jwk.x }, format: 'jwk' });
   if (!verify(null, Buffer.from(`${header64}.${payload64}`, 'ascii'), key, Buffer.from(signature64, 'base64url'))) return null;
   return { header, claims: JSON.parse(Buffer.from(payload64, 'base64url').toString('utf8')) };
 }

@@ -52,6 +52,44 @@ const JWKS_MAX_AGE_SECONDS = 300;
  *         kid: { type: string }
  *         alg: { type: string, enum: [EdDSA] }
  *         use: { type: string, enum: [sig] }
+ *     ReceiptClaims:
+ *       type: object
+ *       description: |
+ *         The payload of a decision's `receipt` (see `Decision.receipt`): what a verifier reads once the signature,
+ *         `exp` and `action_sha256` have been checked.
+ *       required: [iss, sub, iat, exp, jti, decision_type, decided_by, votes]
+ *       properties:
+ *         iss: { type: string, description: "The server's `public_url`." }
+ *         sub: { type: string, description: "The review's id, as text." }
+ *         organization_id: { type: integer, description: "The review's organization; absent outside one." }
+ *         iat: { type: integer, description: 'When the decision was made (seconds since the epoch).' }
+ *         exp: { type: integer, description: '`iat` plus `receipt_ttl_seconds`: past it, the action must not start.' }
+ *         jti: { type: string, description: 'Unique per decision: an executor that keeps those it has run can refuse a replay.' }
+ *         decision_type: { $ref: '#/components/schemas/DecisionType' }
+ *         action_sha256:
+ *           type: string
+ *           pattern: '^[0-9a-f]{64}$'
+ *           description: |
+ *             SHA-256, lowercase hex, of the UTF-8 bytes of the action that may run, exactly as stored (no trimming,
+ *             no normalisation, no re-serialised JSON): `proposed_action` when approved, `modified_action` when
+ *             modified. Absent when rejected.
+ *         decided_by:
+ *           type: array
+ *           description: 'User ids of the people whose decision or votes made it; else the name it was recorded under (`rule:<name>`, `policy:expired`, a self-hosted reviewer''s name).'
+ *           items:
+ *             oneOf:
+ *               - { type: integer }
+ *               - { type: string }
+ *         votes:
+ *           type: array
+ *           description: "The approval workflow's votes; empty without one."
+ *           items:
+ *             type: object
+ *             required: [user_id, stage, decision_type]
+ *             properties:
+ *               user_id: { type: integer }
+ *               stage: { type: integer }
+ *               decision_type: { $ref: '#/components/schemas/DecisionType' }
  */
 export function receiptKeyRoutes(keys: Pick<ReceiptKeys, 'jwks'>): Router {
   const router = Router();
