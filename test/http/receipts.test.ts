@@ -136,6 +136,22 @@ describe('decision receipts', () => {
   });
 });
 
+describe('the expiry\'s decision', () => {
+  it('carries a receipt naming the policy, and no action when it rejects', async () => {
+    const expiring = await startTestServer({ routing: compilePolicy({ expiry: { critical: 1 } }) });
+    try {
+      const review = await call(expiring.url, 'POST', '/reviews', { task_type: 'refund', proposed_action: 'Refund EUR 40', urgency: 'critical' });
+      let decision: any = null;
+      await expect.poll(async () => (decision = (await call(expiring.url, 'GET', `/reviews/${review.body.id}/decision`)).body), { timeout: 20_000 }).not.toBeNull();
+      const claims = checkWithNodeCrypto(decision.receipt, await jwksOf(expiring))?.claims;
+      expect(claims).toMatchObject({ sub: String(review.body.id), decision_type: 'reject', decided_by: ['policy:expired'], votes: [] });
+      expect(claims).not.toHaveProperty('action_sha256');
+    } finally {
+      await expiring.dispose();
+    }
+  });
+});
+
 describe('decision receipts in an organization', () => {
   let hosted: TestServer;
   beforeAll(async () => {

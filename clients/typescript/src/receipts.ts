@@ -42,7 +42,9 @@ function keySetOf(options: VerifyReceiptOptions): JWTVerifyGetKey {
   let keySet = remoteKeySets.get(url);
   if (!keySet) {
     const fetchWith = options.fetch;
-    keySet = createRemoteJWKSet(new URL(url), fetchWith ? { [customFetch]: (input, init) => fetchWith(input, init) } : {});
+    // A rotation's new key signs at once: a receipt naming a kid the set lacks fetches it again
+    // after a second, not after jose's default 30 s, in which every such receipt would be refused.
+    keySet = createRemoteJWKSet(new URL(url), { cooldownDuration: 1_000, ...(fetchWith ? { [customFetch]: (input: string, init: RequestInit) => fetchWith(input, init) } : {}) });
     remoteKeySets.set(url, keySet);
   }
   return keySet;
