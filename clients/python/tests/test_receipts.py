@@ -3,6 +3,7 @@ real Greenlight servers on loopback."""
 import base64
 import hashlib
 import json
+import subprocess
 import threading
 import urllib.error
 import urllib.request
@@ -14,10 +15,17 @@ import pytest
 
 from greenlight_client import Client, ReceiptError, ToolCallReviewer, fetch_jwks, verify_receipt
 
+from conftest import EVENT_TIMEOUT_SECONDS, REPOSITORY, server_environment
+
 
 def decided(client: Client, action: str, decision_type: str, **fields: Any) -> dict:
     review = client.create_review(task_type="refund", proposed_action=action)
     return client.decide(review["id"], decision_type, **fields)
+
+
+def kid(receipt: str) -> str:
+    header = receipt.split(".")[0]
+    return json.loads(base64.urlsafe_b64decode(header + "=" * (-len(header) % 4)))["kid"]
 
 
 def reason_of(work: Callable[[], Any]) -> str:
@@ -126,3 +134,24 @@ def test_the_tool_call_reviewer_refuses_an_edit_changed_on_the_way(client, in_ba
     outcome = waiting.result(timeout=60)
     assert (outcome["outcome"], outcome["input"]) == ("reject", None)
     assert outcome["message"] == f"Not run: Greenlight review #{pending['id']} was decided, but the action about to run is not the one the decision was made on."
+
+
+def test_rotation_keeps_earlier_receipts_verifiable_and_the_next_is_signed_by_the_new_key(start_server, tmp_path, unused_port):
+    rotating = start_server(tmp_path, unused_port)
+    client = Client(rotating.url)
+    before = decided(client, "Refund EUR 10", "approve")
+    # The key set as a verifier holds it before the rotation: verify_receipt fetches it again for a kid it lacks.
+    verify_receipt(before["receipt"], "Refund EUR 10", server_url=rotating.url)
+
+    rotated = subprocess.run(
+        ["node", str(REPOSITORY / "bin" / "greenlight.js"), "keys", "rotate", "--config", str(tmp_path / "greenlight.yaml")],
+        cwd=tmp_path, env=server_environment(), capture_output=True, text=True, timeout=EVENT_TIMEOUT_SECONDS,
+    )
+    assert rotated.returncode == 0, rotated.stderr
+    after = decided(client, "Refund EUR 20", "approve")
+    assert kid(after["receipt"]) != kid(before["receipt"])
+    assert kid(after["receipt"]) in rotated.stdout
+
+    assert verify_receipt(after["receipt"], "Refund EUR 20", server_url=rotating.url)["decision_type"] == "approve"
+    assert verify_receipt(before["receipt"], "Refund EUR 10", jwks=fetch_jwks(rotating.url))["decision_type"] == "approve"
+    assert [key["kid"] for key in fetch_jwks(rotating.url)["keys"]] == [kid(after["receipt"]), kid(before["receipt"])]
