@@ -12,7 +12,7 @@ import { EventFeed } from '../domain/shared/events';
 import { silentLogger } from '../logging';
 import { openMigratedDatabase } from './database';
 import { editionOf } from './edition';
-import { type HostedServices, hostedServices, openReceiptKeys } from './services';
+import { type HostedServices, hostedServices, receiptKeysFor } from './services';
 import { ReceiptKeyStore } from '../db/receipt-key-store';
 import type { ReceiptKeys } from '../receipts/keys';
 
@@ -45,11 +45,16 @@ export async function openAdministration(config: Config): Promise<Administration
   return { organizations: hosted.organizations, people: hosted.people, close: () => db.close() };
 }
 
-/** The receipt signing keys on the configured database, migrated, for `greenlight keys` (either edition). */
+/**
+ * The receipt signing keys on the configured database, migrated, for `greenlight keys` (either
+ * edition). Neither rotating nor listing decrypts a stored key, so a rotation also recovers an
+ * installation whose key-encryption key was lost or changed: the new key is encrypted under
+ * the one this process has.
+ */
 export async function openKeyAdministration(config: Config): Promise<{ keys: Pick<ReceiptKeys, 'rotate' | 'list'>; close(): Promise<void> }> {
   const db = await openMigratedDatabase(config, silentLogger);
   try {
-    return { keys: await openReceiptKeys(config, new ReceiptKeyStore(db), Date.now), close: () => db.close() };
+    return { keys: receiptKeysFor(config, new ReceiptKeyStore(db), Date.now), close: () => db.close() };
   } catch (error) {
     await db.close();
     throw error;

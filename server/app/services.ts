@@ -181,9 +181,14 @@ export async function openServices(config: Config, log: Logger, { clock = Date.n
   };
 }
 
-/** The receipt signing keys, with a current one made at the installation's first start. */
-export async function openReceiptKeys(config: Config, rows: ReceiptKeyStore, clock: () => number): Promise<ReceiptKeys> {
-  const keys = new ReceiptKeys(rows, keyEncryptionKey(keyEncryptionSecret(config.receipt_key_encryption_key, config.data_dir)), clock);
+/** The receipt signing keys under this process's key-encryption key (the setting, or the secret kept in data_dir). */
+export function receiptKeysFor(config: Config, rows: ReceiptKeyStore, clock: () => number): ReceiptKeys {
+  return new ReceiptKeys(rows, keyEncryptionKey(keyEncryptionSecret(config.receipt_key_encryption_key, config.data_dir)), clock);
+}
+
+/** The receipt signing keys, with a current one made at the installation's first start, and checked to decrypt. */
+async function openReceiptKeys(config: Config, rows: ReceiptKeyStore, clock: () => number): Promise<ReceiptKeys> {
+  const keys = receiptKeysFor(config, rows, clock);
   await keys.ensureCurrent();
   return keys;
 }

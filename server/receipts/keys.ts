@@ -5,6 +5,7 @@
  * rows live, so receipts signed before a rotation still verify.
  */
 import { createCipheriv, createDecipheriv, createPrivateKey, generateKeyPairSync, hkdfSync, type KeyObject, randomBytes } from 'node:crypto';
+import { ConfigError } from '../config/settings';
 import type { ReceiptSigner } from '../domain/reviews/ports';
 import type { ReceiptClaims } from '../domain/reviews/records';
 import type { Tx } from '../domain/shared/unit-of-work';
@@ -75,11 +76,13 @@ export function encryptPrivateKey(kek: Buffer, kid: string, pkcs8: Buffer): stri
   return [ENCRYPTION_VERSION, iv, cipher.getAuthTag(), ciphertext].map((part) => (typeof part === 'string' ? part : part.toString('base64url'))).join('.');
 }
 
-export class UndecryptableKey extends Error {
+/** A configuration error: this process was given another key-encryption key than the stored key was made under. */
+export class UndecryptableKey extends ConfigError {
   constructor(kid: string) {
     super(
       `the receipt signing key ${kid} in the database cannot be decrypted with this process's key-encryption key: ` +
-        'every process on one database needs the same receipt_key_encryption_key (or, with it empty, the same data_dir)',
+        'every process on one database needs the same receipt_key_encryption_key (or, with it empty, the same data_dir); ' +
+        'if the one it was made with is lost, `greenlight keys rotate` makes a new key under this one',
     );
     this.name = 'UndecryptableKey';
   }

@@ -57,6 +57,33 @@ describe('greenlight keys', () => {
   });
 });
 
+describe('a key-encryption key that does not open the current key', () => {
+  it('stops the API from starting, until greenlight keys rotate makes a key under the one it has', { timeout: 60_000 }, async () => {
+    const dir = path.join(temp.dir, 'lost-secret');
+    fs.mkdirSync(dir);
+    const first = { GREENLIGHT_RECEIPT_KEY_ENCRYPTION_KEY: 'the-first-secret-of-this-installation-0123' };
+    const second = { GREENLIGHT_RECEIPT_KEY_ENCRYPTION_KEY: 'a-second-secret-after-the-first-was-lost-99' };
+    const made = await runCli(['keys', 'rotate'], { cwd: dir, env: first });
+    expect(made.code).toBe(0);
+
+    const refused = await runCli(['start', '--api-only', '--port', String(await freePort())], { cwd: dir, env: second });
+    expect(refused.code).toBe(2);
+    expect(refused.stdout + refused.stderr).toMatch(/cannot be decrypted with this process's key-encryption key/);
+    expect(refused.stdout + refused.stderr).not.toContain(second.GREENLIGHT_RECEIPT_KEY_ENCRYPTION_KEY);
+
+    expect((await runCli(['keys', 'rotate'], { cwd: dir, env: second })).code).toBe(0);
+    const api = await startCli(['--api-only', '--port', String(await freePort())], { cwd: dir, env: second });
+    try {
+      const receipt = await decide(api.url, 'Refund EUR 30');
+      const jwks = (await call(api.url, 'GET', '/.well-known/jwks.json')).body as Jwks;
+      expect(jwks.keys).toHaveLength(2);
+      expect(checkWithNodeCrypto(receipt, jwks)?.header.kid).toBe(jwks.keys[0].kid);
+    } finally {
+      await stopProgram(api);
+    }
+  });
+});
+
 /** Several API processes on one PostgreSQL database: only the `postgres` project runs this. */
 const onPostgres = TEST_DATABASE_URL !== undefined;
 
