@@ -22,7 +22,7 @@ import { docsRoutes } from './routes/docs';
 import { eventRoutes } from './routes/events';
 import { feedbackRoutes } from './routes/feedback';
 import { healthRoutes } from './routes/health';
-import { receiptKeyRoutes } from './routes/receipt-keys';
+import { receiptKeyRoutes, receiptVerificationRoutes } from './routes/receipt-keys';
 import type { ReceiptKeys } from '../receipts/keys';
 import { reviewRoutes } from './routes/reviews';
 import { statisticsRoutes } from './routes/statistics';
@@ -35,7 +35,7 @@ export interface AppOptions {
   files: AttachmentFiles;
   statistics: StatisticsService;
   /** The public keys that verify decision receipts, at /.well-known/jwks.json. */
-  receiptKeys: Pick<ReceiptKeys, 'jwks'>;
+  receiptKeys: Pick<ReceiptKeys, 'jwks' | 'verify'>;
   eventStreams: EventStreams;
   /** MCP over Streamable HTTP at `/mcp`, behind the same API key as the rest. */
   mcpSessions: McpHttpSessions;
@@ -97,6 +97,7 @@ export function createApp(options: AppOptions): Express {
   app.use(feedbackRoutes(options.feedback));
   app.use(attachmentRoutes(options.attachments, options.files));
   app.use(statisticsRoutes(options.statistics));
+  app.use(receiptVerificationRoutes(options.receiptKeys));
   app.use(eventRoutes(options.eventStreams));
   for (const routes of edition.routes) app.use(routes);
 

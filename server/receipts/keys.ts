@@ -8,6 +8,7 @@ import { createCipheriv, createDecipheriv, createPrivateKey, generateKeyPairSync
 import { ConfigError } from '../config/settings';
 import type { ReceiptSigner } from '../domain/reviews/ports';
 import type { ReceiptClaims } from '../domain/reviews/records';
+import { actionSha256 } from '../domain/reviews/receipts';
 import type { Tx } from '../domain/shared/unit-of-work';
 
 /** A key as stored: the private half encrypted (`encryptPrivateKey`). */
@@ -76,6 +77,10 @@ export function encryptPrivateKey(kek: Buffer, kid: string, pkcs8: Buffer): stri
   return [ENCRYPTION_VERSION, iv, cipher.getAuthTag(), ciphertext].map((part) => (typeof part === 'string' ? part : part.toString('base64url'))).join('.');
 }
 
+function refused(reason: (typeof RECEIPT_FAILURES)[number], detail: string): ReceiptVerification {
+  return { valid: false, reason, detail };
+}
+
 /** A configuration error: this process was given another key-encryption key than the stored key was made under. */
 export class UndecryptableKey extends ConfigError {
   constructor(kid: string) {
@@ -111,6 +116,13 @@ export async function newReceiptKey(kek: Buffer, now: number): Promise<Omit<Stor
   const pkcs8 = privateKey.export({ format: 'der', type: 'pkcs8' });
   return { kid, public_jwk: JSON.stringify(jwk), private_key: encryptPrivateKey(kek, kid, pkcs8), created_at: now };
 }
+
+export const RECEIPT_FAILURES = ['signature', 'expired', 'malformed', 'nothing_to_run', 'action_mismatch'] as const;
+
+/** What `POST /receipts/verify` answers: the claims of a receipt that allows the action, or why it does not. */
+export type ReceiptVerification =
+  | { valid: true; reason: null; detail: null; claims: ReceiptClaims }
+  | { valid: false; reason: (typeof RECEIPT_FAILURES)[number]; detail: string };
 
 /** One key as `greenlight keys` reports it. */
 export interface ReceiptKeySummary {
@@ -171,6 +183,33 @@ export class ReceiptKeys implements ReceiptSigner {
     return new SignJWT({ ...claims } as unknown as Record<string, unknown>)
       .setProtectedHeader({ alg: RECEIPT_ALGORITHM, kid: current.kid, typ: 'JWT' })
       .sign(this.privateKeyOf(current));
+  }
+
+  /**
+   * Whether `receipt` allows `action`: signed by one of these keys, unexpired, and naming the
+   * SHA-256 of exactly that text. The check every client makes offline, for a caller that
+   * cannot (or wants a second opinion from the server that signed).
+   */
+  async verify(receipt: string, action: string): Promise<ReceiptVerification> {
+    const { createLocalJWKSet, errors, jwtVerify } = await loadJose();
+    let claims: ReceiptClaims;
+    try {
+      const verified = await jwtVerify(receipt, createLocalJWKSet(await this.jwks()), {
+        algorithms: [RECEIPT_ALGORITHM],
+        currentDate: new Date(this.clock()),
+        requiredClaims: ['iss', 'sub', 'iat', 'exp', 'jti'],
+      });
+      claims = verified.payload as unknown as ReceiptClaims;
+    } catch (error) {
+      if (error instanceof errors.JWTExpired) return refused('expired', 'the receipt has expired: the decision is too old to act on');
+      if (error instanceof errors.JWSSignatureVerificationFailed || error instanceof errors.JWKSNoMatchingKey) {
+        return refused('signature', "the receipt was not signed by this server's keys (or was changed after signing)");
+      }
+      return refused('malformed', `the receipt is not valid: ${(error as Error).message}`);
+    }
+    if (typeof claims.action_sha256 !== 'string') return refused('nothing_to_run', `the receipt records a ${claims.decision_type}: it allows no action`);
+    if (actionSha256(action) !== claims.action_sha256) return refused('action_mismatch', 'the action is not the one the decision was made on');
+    return { valid: true, reason: null, detail: null, claims };
   }
 
   private privateKeyOf(row: Pick<StoredReceiptKey, 'kid' | 'private_key'>): KeyObject {

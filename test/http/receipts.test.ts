@@ -114,6 +114,23 @@ describe('decision receipts', () => {
     }
   });
 
+  it('are checked by the server that signed them too, for an executor that cannot check Ed25519 itself', async () => {
+    const review = await authed('POST', '/reviews', { task_type: 'refund', proposed_action: 'Refund EUR 60' });
+    const { body } = await authed('POST', `/reviews/${review.body.id}/decide`, { decision_type: 'modify', modified_action: 'Refund EUR 30' });
+    const verified = await authed('POST', '/receipts/verify', { receipt: body.receipt, action: 'Refund EUR 30' });
+    expect(verified.status).toBe(200);
+    expect(verified.body).toEqual({ valid: true, reason: null, detail: null, claims: checkWithNodeCrypto(body.receipt, await jwksOf(server))?.claims });
+    const refusals = await Promise.all([
+      authed('POST', '/receipts/verify', { receipt: body.receipt, action: 'Refund EUR 60' }),
+      authed('POST', '/receipts/verify', { receipt: tampered(body.receipt, { action_sha256: sha256Hex('Refund EUR 60') }), action: 'Refund EUR 60' }),
+      authed('POST', '/receipts/verify', { receipt: 'not.a.receipt', action: 'Refund EUR 30' }),
+    ]);
+    expect(refusals.map((answer) => answer.body.reason)).toEqual(['action_mismatch', 'signature', 'malformed']);
+    expect(refusals.every((answer) => answer.body.valid === false && !('claims' in answer.body))).toBe(true);
+    expect((await call(server.url, 'POST', '/receipts/verify', { receipt: body.receipt, action: 'Refund EUR 30' })).status).toBe(401);
+    expect((await authed('POST', '/receipts/verify', { receipt: body.receipt })).status).toBe(400);
+  });
+
   it('keep the private key encrypted in the database, under a secret made in data_dir when none is set, and refuse to start with another', async () => {
     const own = await startTestServer({ receipt_key_encryption_key: '' });
     try {
@@ -170,6 +187,8 @@ describe('decision receipts in an organization', () => {
     const final = await call(hosted.url, 'POST', `/reviews/${review.body.id}/decide`, { decision_type: 'modify', modified_action: 'Refund order 7 (EUR 2,500.00)', reviewer_id: people[1] }, { headers: admin });
     expect(final.status).toBe(200);
     const claims = checkWithNodeCrypto(final.body.receipt, await jwksOf(hosted))?.claims;
+    const verified = await call(hosted.url, 'POST', '/receipts/verify', { receipt: final.body.receipt, action: 'Refund order 7 (EUR 2,500.00)' }, { headers: admin });
+    expect(verified.body).toEqual({ valid: true, reason: null, detail: null, claims });
     expect(claims).toMatchObject({
       sub: String(review.body.id),
       organization_id: created.body.organization.id,

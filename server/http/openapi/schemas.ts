@@ -115,6 +115,8 @@
  *           type: string
  *           nullable: true
  *           pattern: '^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$'
+ *           # The JWT's payload: OpenAPI 3.0 cannot say a string holds a signed JSON document, so it is named here.
+ *           x-jwt-claims: { $ref: '#/components/schemas/ReceiptClaims' }
  *           description: |
  *             The decision's signed receipt: a compact JWS (a JWT, header `alg: EdDSA` (Ed25519), `kid`, `typ: JWT`)
  *             an executor verifies offline against the public keys at `GET /.well-known/jwks.json` before it runs the

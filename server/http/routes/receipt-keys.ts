@@ -1,4 +1,4 @@
-import { Router } from 'express';
+import { type Request, Router } from 'express';
 import { invalidInput } from '../../domain/shared/errors';
 import type { ReceiptKeys } from '../../receipts/keys';
 
@@ -91,6 +91,62 @@ const JWKS_MAX_AGE_SECONDS = 300;
  *               stage: { type: integer }
  *               decision_type: { $ref: '#/components/schemas/DecisionType' }
  */
+/**
+ * @openapi
+ * /receipts/verify:
+ *   post:
+ *     operationId: verifyReceipt
+ *     tags: [decisions]
+ *     summary: Check a decision's receipt against an action, on the server that signed it
+ *     description: |
+ *       Whether `receipt` allows `action`: signed by one of this server's keys (current or earlier), unexpired, and
+ *       naming the SHA-256 of exactly that text. Always 200: `valid` says, `reason` and `detail` say why not, `claims`
+ *       (present only when it is valid) are the receipt's. The clients check receipts offline with the key set
+ *       (`GET /.well-known/jwks.json`); this is for an executor that cannot verify Ed25519 itself, or wants the signing
+ *       server's word. Like the offline check, it does not know whether the action already ran: keep the `jti`s.
+ *     requestBody:
+ *       required: true
+ *       content:
+ *         application/json:
+ *           schema: { $ref: '#/components/schemas/ReceiptVerificationRequest' }
+ *     responses:
+ *       '200':
+ *         description: Whether the receipt allows the action.
+ *         content:
+ *           application/json:
+ *             schema: { $ref: '#/components/schemas/ReceiptVerification' }
+ *       '400': { $ref: '#/components/responses/BadRequest' }
+ *       '401': { $ref: '#/components/responses/Unauthorized' }
+ *       '403': { $ref: '#/components/responses/Forbidden' }
+ *       '413': { $ref: '#/components/responses/PayloadTooLarge' }
+ *       '415': { $ref: '#/components/responses/UnsupportedMediaType' }
+ *       '429': { $ref: '#/components/responses/TooManyRequests' }
+ * components:
+ *   schemas:
+ *     ReceiptVerificationRequest:
+ *       type: object
+ *       additionalProperties: false
+ *       required: [receipt, action]
+ *       properties:
+ *         receipt: { type: string, minLength: 1, maxLength: 16384, description: "A decision's `receipt`." }
+ *         action: { type: string, maxLength: 1000000, description: 'The action about to run, as the review holds it: `proposed_action` when approved, `modified_action` when modified.' }
+ *       example: { receipt: eyJhbGciOiJFZERTQSIsImtpZCI6Ik5QV3ZrS0lJMFBkVEJMUjhkRm9VT0x4bUZFM2pHb3pUdlVjdl9aTW5ZRm8iLCJ0eXAiOiJKV1QifQ.eyJzdWIiOiI0MiJ9.c2lnbmF0dXJl, action: 'Refund order 1042 partially (EUR 125.00)' }
+ *     ReceiptVerification:
+ *       type: object
+ *       required: [valid, reason, detail]
+ *       properties:
+ *         valid: { type: boolean }
+ *         reason:
+ *           type: string
+ *           nullable: true
+ *           enum: [signature, expired, malformed, nothing_to_run, action_mismatch, null]
+ *           description: Why the receipt does not allow the action; null when it does.
+ *         detail: { type: string, nullable: true, description: The reason in a sentence; null when valid. }
+ *         claims:
+ *           description: "The receipt's claims; present only when it is valid."
+ *           allOf: [{ $ref: '#/components/schemas/ReceiptClaims' }]
+ *       example: { valid: false, reason: action_mismatch, detail: the action is not the one the decision was made on }
+ */
 export function receiptKeyRoutes(keys: Pick<ReceiptKeys, 'jwks'>): Router {
   const router = Router();
   // Served in front of the OpenAPI validator with /health: verifiers fetch it without a key.
@@ -98,6 +154,15 @@ export function receiptKeyRoutes(keys: Pick<ReceiptKeys, 'jwks'>): Router {
     const [unknown] = Object.keys(req.query);
     if (unknown !== undefined) throw invalidInput(unknown, 'is not a known query parameter');
     res.set('Cache-Control', `public, max-age=${JWKS_MAX_AGE_SECONDS}`).json(await keys.jwks());
+  });
+  return router;
+}
+
+/** `POST /receipts/verify`, behind the validator and the callers' rules like every operation that needs a key. */
+export function receiptVerificationRoutes(keys: Pick<ReceiptKeys, 'verify'>): Router {
+  const router = Router();
+  router.post('/receipts/verify', async (req: Request<unknown, unknown, { receipt: string; action: string }>, res) => {
+    res.json(await keys.verify(req.body.receipt, req.body.action));
   });
   return router;
 }
