@@ -1,4 +1,5 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -68,6 +69,12 @@ export interface GreenlightOptions {
 }
 
 /**
+ * The receipt keys' key-encryption secret of this run's processes: those sharing one PostgreSQL
+ * database from data directories of their own must share it, as a deployment's do.
+ */
+const RECEIPT_KEY_ENCRYPTION_KEY = randomBytes(32).toString('base64');
+
+/**
  * `greenlight start` from the built package, as a user runs it, in production mode on an
  * SQLite file inside `dataDir` (or on `databaseUrl`).
  */
@@ -86,6 +93,7 @@ export async function startGreenlight(dataDir: string, options: GreenlightOption
       NODE_ENV: 'production',
       GREENLIGHT_DATA_DIR: dataDir,
       GREENLIGHT_BLOCKING_TIMEOUT_SECONDS: '3600',
+      GREENLIGHT_RECEIPT_KEY_ENCRYPTION_KEY: RECEIPT_KEY_ENCRYPTION_KEY,
       ...database,
       ...options.settings,
     },

@@ -13,7 +13,9 @@ import { EventFeed } from '../domain/shared/events';
 import { silentLogger } from '../logging';
 import { openMigratedDatabase } from './database';
 import { editionOf } from './edition';
-import { type HostedServices, hostedServices } from './services';
+import { type HostedServices, hostedServices, receiptKeysFor } from './services';
+import { ReceiptKeyStore } from '../db/receipt-key-store';
+import type { ReceiptKeys } from '../receipts/keys';
 
 /** An operator's way into a hosted installation's database, beside its API: `greenlight org create`. */
 export interface Administration {
@@ -43,4 +45,20 @@ export async function openAdministration(config: Config): Promise<Administration
   const unitOfWork = new DatabaseUnitOfWork(db, new Outbox(db, Date.now), new EventFeed(), { auditLog: stores.audit });
   const hosted = hostedServices(config, stores, unitOfWork, Date.now, undefined, () => undefined);
   return { organizations: hosted.organizations, people: hosted.people, close: () => db.close() };
+}
+
+/**
+ * The receipt signing keys on the configured database, migrated, for `greenlight keys` (either
+ * edition). Neither rotating nor listing decrypts a stored key, so a rotation also recovers an
+ * installation whose key-encryption key was lost or changed: the new key is encrypted under
+ * the one this process has.
+ */
+export async function openKeyAdministration(config: Config): Promise<{ keys: Pick<ReceiptKeys, 'rotate' | 'list'>; close(): Promise<void> }> {
+  const db = await openMigratedDatabase(config, silentLogger);
+  try {
+    return { keys: receiptKeysFor(config, new ReceiptKeyStore(db), Date.now), close: () => db.close() };
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
 }

@@ -66,6 +66,7 @@ export async function launchApi(config: Config, options: StartOptions = {}): Pro
     attachments: services.attachments,
     files: services.files,
     statistics: services.statistics,
+    receiptKeys: services.receiptKeys,
     eventStreams,
     mcpSessions,
     edition: httpEditionOf(config, services.hosted, { log, clock: options.clock }),

@@ -15,6 +15,10 @@ import { RoutingRuleStore } from '../db/routing-rule-store';
 import { WorkflowStore } from '../db/workflow-store';
 import { EvaluationStore } from '../db/evaluation-store';
 import { WebhookStore } from '../db/webhook-store';
+import { ReceiptKeyStore } from '../db/receipt-key-store';
+import { DecisionReceipts } from '../domain/reviews/receipts';
+import { keyEncryptionKey, ReceiptKeys } from '../receipts/keys';
+import { keyEncryptionSecret } from '../receipts/key-encryption-secret';
 import { StatisticsQuery } from '../db/statistics-query';
 import { DatabaseUnitOfWork } from '../db/unit-of-work';
 import { AttachmentService } from '../domain/reviews/attachments';
@@ -68,6 +72,8 @@ export interface Services {
   files: AttachmentFiles;
   statistics: StatisticsService;
   hosted: HostedServices;
+  /** The receipt signing keys: /.well-known/jwks.json lists their public halves. */
+  receiptKeys: ReceiptKeys;
   background: BackgroundWork;
   disk(): Promise<DiskReport>;
   /** Puts a reloaded policy in force for new reviews and the next expiries; waiting agents are untouched. */
@@ -103,6 +109,7 @@ function storesOn(db: Database, config: Config, clock: () => number) {
     workflows: new WorkflowStore(db),
     evaluations: new EvaluationStore(db),
     webhooks: new WebhookStore(db),
+    receiptKeys: new ReceiptKeyStore(db),
   };
 }
 
@@ -137,6 +144,10 @@ export async function openServices(config: Config, log: Logger, { clock = Date.n
   const stores = storesOn(db, config, clock);
   // Waits a killed process left behind would otherwise show until their time ran out.
   await stores.waits.clearStale(clock());
+  const receiptKeys = await openReceiptKeys(config, stores.receiptKeys, clock).catch(async (error: unknown) => {
+    await db.close();
+    throw error;
+  });
   const { feed, outbox, unitOfWork } = writesOn(db, stores, edition, clock, log);
   const policy = policyHolder(config.routing);
   const waiters = new DecisionWaiters(feed);
@@ -149,6 +160,7 @@ export async function openServices(config: Config, log: Logger, { clock = Date.n
     // The hosted edition's organizations route by their own rules first, and run their workflows.
     organizationRouting: edition.organizations ? hosted.routing : undefined,
     workflows: edition.organizations ? hosted.workflows : undefined,
+    receipts: new DecisionReceipts({ signer: receiptKeys, reviews: stores.reviews, issuer: publicUrlOf(config), ttlSeconds: config.receipt_ttl_seconds }),
     unitOfWork,
     waiters,
     waits: stores.waits,
@@ -185,6 +197,7 @@ export async function openServices(config: Config, log: Logger, { clock = Date.n
     files: storage.files,
     statistics: new StatisticsService(stores.statistics, clock),
     hosted,
+    receiptKeys,
     background,
     disk: () => storage.diskSpace.report(),
     replacePolicy: policy.replace,
@@ -195,6 +208,18 @@ export async function openServices(config: Config, log: Logger, { clock = Date.n
       await db.close();
     },
   };
+}
+
+/** The receipt signing keys under this process's key-encryption key (the setting, or the secret kept in data_dir). */
+export function receiptKeysFor(config: Config, rows: ReceiptKeyStore, clock: () => number): ReceiptKeys {
+  return new ReceiptKeys(rows, keyEncryptionKey(keyEncryptionSecret(config.receipt_key_encryption_key, config.data_dir)), clock);
+}
+
+/** The receipt signing keys, with a current one made at the installation's first start, and checked to decrypt. */
+async function openReceiptKeys(config: Config, rows: ReceiptKeyStore, clock: () => number): Promise<ReceiptKeys> {
+  const keys = receiptKeysFor(config, rows, clock);
+  await keys.ensureCurrent();
+  return keys;
 }
 
 function attachmentService(config: Config, storage: Storage, stores: Stores, unitOfWork: UnitOfWork, clock: () => number): AttachmentService {

@@ -97,6 +97,18 @@ function buildProgram(): Command {
     .option('--admin-email <email>', 'also add its first person, an admin, and print their invitation link (to set a password and sign in)')
     .action(async (options: { config?: string; name: string; adminEmail?: string }) => (await import('./org.js')).runOrgCreate(options, process.stdout));
 
+  const keys = program.command('keys').description('the keys that sign decision receipts (public halves at /.well-known/jwks.json)');
+  keys
+    .command('rotate')
+    .description('make a new receipt signing key current; earlier public keys stay listed, so receipts they signed still verify')
+    .addOption(configOption())
+    .action(async (options: { config?: string }) => (await import('./keys.js')).runKeysRotate(options, process.stdout));
+  keys
+    .command('list')
+    .description('list the receipt signing keys: kid, whether current, when made and retired')
+    .addOption(configOption())
+    .action(async (options: { config?: string }) => (await import('./keys.js')).runKeysList(options, process.stdout));
+
   program
     .command('hook')
     .description('answer an agent\'s approval hook with a Greenlight review: `greenlight hook claude-code --help`')

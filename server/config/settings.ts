@@ -65,6 +65,10 @@ export interface Config {
   webhook_max_in_flight_per_organization: number;
   /** Hosted edition: webhook endpoints one organization may have; one more gets 409. */
   max_webhooks_per_organization: number;
+  /** How long a decision's receipt is valid after the decision (its `exp`). */
+  receipt_ttl_seconds: number;
+  /** The secret the receipt signing keys are encrypted under in the database; empty: a random one kept in data_dir. */
+  receipt_key_encryption_key: string;
 }
 
 export type ConfigKey = keyof Config;
@@ -345,6 +349,18 @@ export const SETTINGS = [
     integerIn(1, 10_000),
   ),
   setting('max_webhooks_per_organization', 50, 'Hosted edition: webhook endpoints one organization may have; creating one more gets 409.', integerIn(1, 100_000)),
+  setting(
+    'receipt_ttl_seconds',
+    600,
+    'How long a decision\'s signed receipt is valid after the decision was made (its exp): an executor refuses to run the action on an older one.',
+    integerIn(1, 30 * 86_400),
+  ),
+  setting(
+    'receipt_key_encryption_key',
+    '',
+    'The secret the receipt signing keys are encrypted under in the database (at least 32 characters, e.g. openssl rand -base64 32; prefer GREENLIGHT_RECEIPT_KEY_ENCRYPTION_KEY). Empty: a random one made at first start in data_dir/receipt-key-encryption.key. Every API process on one PostgreSQL database needs the same.',
+    text({ allowEmpty: true }),
+  ),
   setting('routing', NO_POLICY, 'Review policy: routing rules, default reviewers and expiry (see the README). Reloaded on SIGHUP or greenlight reload.', policy),
 ] as const;
 
@@ -361,6 +377,9 @@ export function checkConsistency(config: Config): void {
   }
   if (config.operator_key !== '' && config.operator_key.length < MIN_OPERATOR_KEY_LENGTH) {
     throw new ConfigError(`operator_key must be at least ${MIN_OPERATOR_KEY_LENGTH} characters (try: openssl rand -hex 32)`);
+  }
+  if (config.receipt_key_encryption_key !== '' && config.receipt_key_encryption_key.length < MIN_OPERATOR_KEY_LENGTH) {
+    throw new ConfigError(`receipt_key_encryption_key must be at least ${MIN_OPERATOR_KEY_LENGTH} characters (try: openssl rand -base64 32)`);
   }
   if (config.edition === 'hosted' && config.webhooks.length > 0) {
     throw new ConfigError("webhooks belongs to the self-hosted edition: in the hosted edition each organization adds its own with POST /webhooks");

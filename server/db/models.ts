@@ -68,6 +68,7 @@ export function defineModels(sequelize: Sequelize): Models {
     modified_action: DataTypes.TEXT,
     notes: DataTypes.TEXT,
     created_at: { type: DataTypes.BIGINT, allowNull: false },
+    receipt: DataTypes.TEXT,
   });
   const Feedback = sequelize.define<Model<FeedbackRow, Creation<FeedbackRow>>>('feedback', {
     id: { type: DataTypes.INTEGER, primaryKey: true, autoIncrement: true },

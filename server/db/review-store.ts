@@ -24,6 +24,7 @@ export function toDecisionRecord(row: DecisionRow): DecisionRecord {
     modified_action: row.modified_action,
     notes: row.notes,
     created_at: isoTime(row.created_at),
+    receipt: row.receipt ?? null,
   };
 }
 
@@ -96,7 +97,7 @@ export class ReviewStore implements ReviewRepository {
     if (claim) await this.recordClaim(claim, id, row.organization_id, review.created_at, transaction);
     if (!autoDecision) return this.record({ id, ...row }, null);
     const decision = await this.models.Decision.create(
-      { review_id: id, organization_id: row.organization_id, reviewer_id: null, modified_action: null, created_at: review.created_at, ...autoDecision },
+      { review_id: id, organization_id: row.organization_id, reviewer_id: null, modified_action: null, created_at: review.created_at, receipt: null, ...autoDecision },
       { transaction },
     );
     return this.record({ id, ...row }, decision.get({ plain: true }));
@@ -267,10 +268,15 @@ export class ReviewStore implements ReviewRepository {
         modified_action: input.decision_type === 'modify' ? (input.modified_action ?? null) : null,
         notes: input.notes ?? null,
         created_at: now,
+        receipt: null,
       },
       { transaction },
     );
     return { outcome: 'recorded', review: this.record(review, decision.get({ plain: true })) };
+  }
+
+  async attachReceipt(tx: Tx, decisionId: number, receipt: string): Promise<void> {
+    await this.db.sequelize.query('UPDATE decisions SET receipt = $receipt WHERE id = $decisionId', { bind: { receipt, decisionId }, transaction: transactionOf(tx) });
   }
 }
 

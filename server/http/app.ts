@@ -22,6 +22,8 @@ import { docsRoutes } from './routes/docs';
 import { eventRoutes } from './routes/events';
 import { feedbackRoutes } from './routes/feedback';
 import { healthRoutes } from './routes/health';
+import { receiptKeyRoutes, receiptVerificationRoutes } from './routes/receipt-keys';
+import type { ReceiptKeys } from '../receipts/keys';
 import { reviewRoutes } from './routes/reviews';
 import { statisticsRoutes } from './routes/statistics';
 
@@ -32,6 +34,8 @@ export interface AppOptions {
   /** Where uploads stream to while they arrive. */
   files: AttachmentFiles;
   statistics: StatisticsService;
+  /** The public keys that verify decision receipts, at /.well-known/jwks.json. */
+  receiptKeys: Pick<ReceiptKeys, 'jwks' | 'verify'>;
   eventStreams: EventStreams;
   /** MCP over Streamable HTTP at `/mcp`, behind the same API key as the rest. */
   mcpSessions: McpHttpSessions;
@@ -85,6 +89,7 @@ export function createApp(options: AppOptions): Express {
   app.use(boundedJsonShape());
   // Probes call this often and it takes no input: it answers without loading the validator.
   app.use(healthRoutes(options.pingDatabase, options.disk, edition.name));
+  app.use(receiptKeyRoutes(options.receiptKeys));
   app.use(openApiValidation(options.validateResponses ?? false));
   for (const access of edition.operationAccess) app.use(access);
 
@@ -92,6 +97,7 @@ export function createApp(options: AppOptions): Express {
   app.use(feedbackRoutes(options.feedback));
   app.use(attachmentRoutes(options.attachments, options.files));
   app.use(statisticsRoutes(options.statistics));
+  app.use(receiptVerificationRoutes(options.receiptKeys));
   app.use(eventRoutes(options.eventStreams));
   for (const routes of edition.routes) app.use(routes);
 

@@ -16,9 +16,9 @@ import { TokenBuckets } from './token-buckets';
 const WRONG_KEYS_PER_MINUTE = 10;
 const WRONG_KEYS_IN_A_BURST = 30;
 
-/** Open without a key even when authentication is on: liveness checks and the API's documentation. */
+/** Open without a key even when authentication is on: liveness checks, the API's documentation and the keys that verify receipts. */
 export function isPublicPath(path: string): boolean {
-  return path === '/health' || path === '/openapi.json' || /^\/(docs|redoc)(\/|$)/.test(path);
+  return path === '/health' || path === '/openapi.json' || path === '/.well-known/jwks.json' || /^\/(docs|redoc)(\/|$)/.test(path);
 }
 
 function digest(value: string): Buffer {

@@ -33,6 +33,7 @@ export const HOSTED_CALLERS: Readonly<Record<string, readonly Caller[]>> = {
   downloadAttachment: READERS,
   deleteAttachment: FILERS,
   getStatistics: READERS,
+  verifyReceipt: READERS,
   streamEvents: READERS,
   createOrganization: ['operator'],
   getOrganization: ADMIN,

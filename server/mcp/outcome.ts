@@ -20,6 +20,8 @@ export interface ReviewOutcome {
     notes: string | null;
     modified_action: string | null;
     decided_at: string;
+    /** The decision's signed receipt, the same the API answers with. */
+    receipt: string | null;
   } | null;
 }
 
@@ -40,6 +42,7 @@ export function reviewOutcome(review: ReviewRecord): ReviewOutcome {
       notes: decision.notes,
       modified_action: decision.modified_action,
       decided_at: decision.created_at,
+      receipt: decision.receipt,
     },
   };
 }

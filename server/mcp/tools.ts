@@ -133,6 +133,10 @@ const outcomeSchema = z.object({
       notes: z.string().nullable(),
       modified_action: z.string().nullable(),
       decided_at: z.string(),
+      receipt: z
+        .string()
+        .nullable()
+        .describe('The decision\'s signed receipt (compact JWS): whoever carries out action_to_take can check it against /.well-known/jwks.json and the action first.'),
     })
     .nullable(),
 });

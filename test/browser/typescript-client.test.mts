@@ -76,6 +76,19 @@ describe('the TypeScript client in a browser', () => {
     await decide(server.url, reviewId, { decision_type: 'approve', notes: 'ship it' });
     const decided = await page.evaluate(() => (window as unknown as { waiting: Promise<unknown> }).waiting);
     expect(decided).toMatchObject({ id: reviewId, status: 'approved', decision: { notes: 'ship it' } });
+    // The receipt checked in the page, with the key set fetched through the dashboard's /api (WebCrypto's Ed25519).
+    const checked = await page.evaluate(async () => {
+      const { greenlight } = window as unknown as Page;
+      const review = (await (window as unknown as { waiting: Promise<any> }).waiting) as any;
+      const client = new greenlight.GreenlightClient({ baseUrl: `${location.origin}/api` });
+      const claims = await client.verifyReceipt(review, 'Send the newsletter');
+      const refused = await client.verifyReceipt(review, 'Send the newsletter twice').then(
+        () => 'accepted',
+        (error: { reason?: string }) => error.reason,
+      );
+      return { decision_type: claims.decision_type, sub: claims.sub, refused };
+    });
+    expect(checked).toEqual({ decision_type: 'approve', sub: String(reviewId), refused: 'action_mismatch' });
     expect(errors).toEqual([]);
   });
 });

@@ -5,6 +5,7 @@ import { type HookRun, preToolUse, runHook } from '../support/claude-code';
 import { CLI, freePort, runNode } from '../support/cli';
 import { call, startTestServer, type TestServer } from '../support/server';
 import { makeTempDir } from '../support/temp';
+import { startRewritingProxy } from '../support/rewriting-proxy';
 
 // `greenlight hook claude-code` run as Claude Code runs it: a child process fed a real
 // PreToolUse event on standard input, answering on standard output.
@@ -26,15 +27,21 @@ describe('greenlight hook claude-code', () => {
     { args = [], cwd, env }: { args?: string[]; cwd?: string; env?: Record<string, string> } = {},
   ): Promise<{ run: HookRun; review: any }> {
     const running = runHook(['--api-url', server.url, '--wait', '60', ...args], preToolUse(toolName, toolInput, cwd), env);
+    const reviewId = await firstPending();
+    const decided = await call(server.url, 'POST', `/reviews/${reviewId}/decide`, { reviewer_name: 'dana', ...decision });
+    expect(decided.status).toBe(200);
+    const run = await running;
+    return { run, review: (await call(server.url, 'GET', `/reviews/${reviewId}`)).body };
+  }
+
+  /** The id of the first pending review, once the hook has filed one. */
+  async function firstPending(): Promise<number> {
     let pending: any[] = [];
     while (pending.length === 0) {
       pending = (await call(server.url, 'GET', '/reviews?status=pending')).body.reviews;
       if (pending.length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
     }
-    const decided = await call(server.url, 'POST', `/reviews/${pending[0].id}/decide`, { reviewer_name: 'dana', ...decision });
-    expect(decided.status).toBe(200);
-    const run = await running;
-    return { run, review: (await call(server.url, 'GET', `/reviews/${pending[0].id}`)).body };
+    return pending[0].id;
   }
 
   function answerOf(run: HookRun): any {
@@ -141,6 +148,26 @@ describe('greenlight hook claude-code', () => {
       expect(await attachmentsOf(none.review.id)).toEqual([]);
       expect(none.review.metadata).not.toHaveProperty('attached_files');
     });
+  });
+
+  it('denies a modified command that was changed between Greenlight and the hook: the receipt names the reviewer\'s command', async () => {
+    const proxy = await startRewritingProxy(server.url, (body) => {
+      if (body?.decision?.modified_action) body.decision.modified_action = 'rm -rf /';
+      return body;
+    });
+    try {
+      const running = runHook(['--api-url', proxy.url, '--wait', '60'], preToolUse('Bash', BASH));
+      const reviewId = await firstPending();
+      expect((await call(server.url, 'POST', `/reviews/${reviewId}/decide`, { decision_type: 'modify', modified_action: 'rm -rf build/tmp' })).status).toBe(200);
+      const answer = answerOf(await running);
+      expect(answer).toEqual({
+        hookEventName: 'PreToolUse',
+        permissionDecision: 'deny',
+        permissionDecisionReason: `Not run: Greenlight review #${reviewId} was decided, but the action about to run is not the one the decision was made on.`,
+      });
+    } finally {
+      await proxy.close();
+    }
   });
 
   it('denies when no one decides within --wait', async () => {

@@ -270,6 +270,7 @@ describe('POST /reviews/{review_id}/decide', () => {
       modified_action: 'modified_action' in extra ? extra.modified_action : null,
       notes: 'notes' in extra ? extra.notes : null,
       created_at: expect.any(String),
+      receipt: expect.stringMatching(/^[\w-]+\.[\w-]+\.[\w-]+$/),
     });
     const stored = (await api('GET', `/reviews/${review.id}`)).body;
     expect(stored.status).toBe(status);

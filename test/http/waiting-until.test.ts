@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningCli, freePort, startCli, stopProgram } from '../support/cli';
 import { createTestDatabase, TEST_DATABASE_URL, type TestDatabase } from '../support/postgres';
 import { subscribe } from '../support/event-stream';
-import { call, eventually, sampleReview, startTestServer, type TestServer } from '../support/server';
+import { call, eventually, sampleReview, startTestServer, TEST_RECEIPT_KEY_ENCRYPTION_KEY, type TestServer } from '../support/server';
 import { makeTempDir } from '../support/temp';
 
 let server: TestServer | undefined;
@@ -155,7 +155,11 @@ describe('waiting_until across API processes', () => {
   async function apiProcess(name: string): Promise<RunningCli> {
     const dir = path.join(temp.dir, name);
     fs.mkdirSync(dir, { recursive: true });
-    return startCli(['--api-only', '--port', String(await freePort())], { cwd: dir, env: { GREENLIGHT_DATABASE_URL: database.url } });
+    // Processes sharing a database sign decisions with one key, which this secret opens.
+    return startCli(['--api-only', '--port', String(await freePort())], {
+      cwd: dir,
+      env: { GREENLIGHT_DATABASE_URL: database.url, GREENLIGHT_RECEIPT_KEY_ENCRYPTION_KEY: TEST_RECEIPT_KEY_ENCRYPTION_KEY },
+    });
   }
 
   it.skipIf(!onPostgres)(`reads on one process the agent waiting on another, live on its stream too, and null once it goes${why}`, { timeout: 60_000 }, async () => {

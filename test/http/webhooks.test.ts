@@ -83,6 +83,10 @@ describe('webhooks', () => {
     const [created, decided] = at('/all').map((message) => ({ message, body: JSON.parse(message.body) }));
     expect(created.body).toMatchObject({ type: 'review.created', data: { id: review.body.id, status: 'pending' } });
     expect(decided.body).toMatchObject({ type: 'review.decided', data: { id: review.body.id, status: 'approved', decision: { reviewer_name: 'Dana' } } });
+    // The receipt minted with the decision, the one the API answers with too.
+    const read = await call(server.url, 'GET', `/reviews/${review.body.id}`, undefined, { headers: admin });
+    expect(decided.body.data.decision.receipt).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
+    expect(decided.body.data.decision.receipt).toBe(read.body.decision.receipt);
     for (const { message } of [created, decided]) {
       expect(verifies(secret, message)).toBe(true);
       expect(message.id).toMatch(/^msg_\d+$/);

@@ -105,6 +105,9 @@ export function describeReviewTools(transport: string, harness: () => McpHarness
       expect(textOf(result)).toMatch(/^modified: use this action instead: Refund order 1042 partially \(EUR 125\.00\)\n/);
       expect(textOf(result)).toContain("Reviewer's notes: half now");
       expect(result.structuredContent).toMatchObject({ review_id: waiting.id, status: 'modified', action_to_take: 'Refund order 1042 partially (EUR 125.00)' });
+      // The decision's receipt, as the decide answer gave it: the executor checks it before carrying out action_to_take.
+      expect(decided.body.receipt).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
+      expect(result.structuredContent).toMatchObject({ decision: { receipt: decided.body.receipt } });
       expect(waiting.progress.length).toBeGreaterThanOrEqual(1);
       expect(waiting.progress[0].message).toContain(`Review ${waiting.id} is waiting for a person`);
     });

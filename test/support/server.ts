@@ -24,6 +24,13 @@ export interface TestServer extends RunningServer {
 const CHEAP_PASSWORD_COST = { N: 2 ** 10, r: 8, p: 1 };
 
 /**
+ * The receipt keys' key-encryption secret, the same for every test server, as every process of
+ * one deployment shares it: tests start a second server on another's PostgreSQL database from
+ * a data directory of its own. (The file kept in data_dir when it is empty is tested apart.)
+ */
+export const TEST_RECEIPT_KEY_ENCRYPTION_KEY = 'test-receipt-key-encryption-key-0123456789';
+
+/**
  * The real server on a random loopback port with its own SQLite file, checking every
  * response against the OpenAPI document.
  */
@@ -36,6 +43,7 @@ export async function startTestServer(overrides: Partial<Config> = {}, options: 
     api_port: 0,
     data_dir: temp.dir,
     database_url: database?.url ?? `sqlite:${path.join(temp.dir, 'greenlight.db')}`,
+    receipt_key_encryption_key: TEST_RECEIPT_KEY_ENCRYPTION_KEY,
     ...overrides,
   };
   let server: RunningServer & { test: TestHandle };

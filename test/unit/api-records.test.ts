@@ -25,6 +25,7 @@ describe('the records the API exchanges', () => {
   it('are declared by the domain as the OpenAPI document describes them', () => {
     expectTypeOf<reviews.ReviewRecord>().toEqualTypeOf<Schemas['Review']>();
     expectTypeOf<reviews.DecisionRecord>().toEqualTypeOf<Schemas['Decision']>();
+    expectTypeOf<reviews.ReceiptClaims>().toEqualTypeOf<Schemas['ReceiptClaims']>();
     expectTypeOf<reviews.VoteAnswer>().toEqualTypeOf<Schemas['VoteRecorded']>();
     expectTypeOf<reviews.FeedbackRecord>().toEqualTypeOf<Schemas['Feedback']>();
     expectTypeOf<reviews.AttachmentRecord>().toEqualTypeOf<Schemas['Attachment']>();

@@ -41,6 +41,7 @@ function decided(decision_type: 'approve' | 'reject' | 'modify', extra: { notes?
       modified_action: extra.modified_action ?? null,
       notes: extra.notes ?? null,
       created_at: '2026-11-22T10:05:00.000Z',
+      receipt: null,
     },
   };
 }

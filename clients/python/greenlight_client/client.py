@@ -17,6 +17,7 @@ from email.message import Message
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 from .errors import GreenlightConnectionError, GreenlightError
+from .receipts import verify_receipt
 
 Record = Dict[str, Any]
 RetryCallback = Callable[[str, int], None]
@@ -281,6 +282,13 @@ class Client:
             "reviewer_id": reviewer_id,
         })
         return self._call("POST", f"/reviews/{review_id}/decide", body)
+
+    def verify_receipt(self, review: Record, action: str) -> Record:
+        """Checks a decided review's receipt against this server's public keys (fetched once,
+        again after a rotation) and the action about to run: the proposed action when approved,
+        the modified one when modified. Raises ``ReceiptError`` when the action must not run."""
+        decision = review.get("decision") or {}
+        return verify_receipt(decision.get("receipt"), action, server_url=self.base_url, review_id=review.get("id"))
 
     def feedback(self, review_id: int, rating: Optional[int] = None, comment: Optional[str] = None) -> Record:
         """Leaves a rating (1–5), a comment, or both on a review; returns the stored feedback."""

@@ -9,6 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Dict, List, Literal, Mapping, Optional, Sequence, TypedDict, Union
 
 from .client import AttachmentSource, Client, Record
+from .receipts import ReceiptError
 
 _ALL_DECISIONS = ("approve", "edit", "reject")
 
@@ -73,11 +74,13 @@ class ToolCallReviewer:
         with self._lock:
             granted = self._granted_edits.pop(_grant_key(tool_name, tool_input), None)
         if granted is not None:
-            return {"outcome": "approve", "input": tool_input, "message": None, "review": granted}
+            # Checked again: the receipt may have expired while the model made its second call.
+            return self._checked({"outcome": "approve", "input": tool_input, "message": None, "review": granted}, granted["decision"].get("modified_action") or "")
         field = _editable_field_of(tool_input, editable_field)
+        proposed_action = tool_input[field] if field is not None else json.dumps(tool_input, indent=2, ensure_ascii=False)
         review = self.client.request_review(
             task_type=f"{self.framework}:{tool_name}" if task_type is None else task_type,
-            proposed_action=tool_input[field] if field is not None else json.dumps(tool_input, indent=2, ensure_ascii=False),
+            proposed_action=proposed_action,
             agent_reasoning=reasoning,
             framework=self.framework,
             # The call itself last, so no extra metadata can hide what the reviewer is approving.
@@ -91,7 +94,24 @@ class ToolCallReviewer:
             wait=self.wait,
             attachments=attachments,
         )
-        return _outcome_of(review, tool_input, field, self.wait)
+        outcome = _outcome_of(review, tool_input, field, self.wait)
+        if outcome["outcome"] == "reject":
+            return outcome
+        return self._checked(outcome, proposed_action if outcome["outcome"] == "approve" else review["decision"].get("modified_action") or "")
+
+    def _checked(self, outcome: ToolCallOutcome, action: str) -> ToolCallOutcome:
+        """Lets a call run only on a receipt of this server's keys, unexpired, for exactly
+        ``action``: the text this client proposed, or the reviewer's edit the arguments were read
+        from. Anything else refuses the call (fail closed)."""
+        review = outcome["review"]
+        try:
+            self.client.verify_receipt(review, action)
+            return outcome
+        except ReceiptError as error:
+            reason = str(error)
+        except Exception as error:  # the key set could not be fetched: no call runs unchecked
+            reason = f"its receipt could not be checked: {error}"
+        return _rejected(review, f"Not run: Greenlight review #{review['id']} was decided, but {reason}.")
 
     def edit_as_rejection(self, tool_name: str, outcome: ToolCallOutcome) -> str:
         """The refusal that hands the model an edit it must make itself, remembered so that

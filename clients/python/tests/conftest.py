@@ -24,6 +24,11 @@ REPOSITORY = Path(__file__).resolve().parents[3]
 EVENT_TIMEOUT_SECONDS = 60.0
 
 
+def server_environment() -> Dict[str, str]:
+    """The tests' settings come from the file alone; only a database chosen for the run is kept."""
+    return {name: value for name, value in os.environ.items() if not name.startswith("GREENLIGHT_") or name == "GREENLIGHT_DATABASE_URL"}
+
+
 class Server:
     """``greenlight start --api-only`` in ``directory``, whose wait limit is 1 s so that the
     server's own timeouts (408) come quickly."""
@@ -34,11 +39,7 @@ class Server:
         self.output: List[str] = []
         config = directory / "greenlight.yaml"
         config.write_text(f"data_dir: ./data\napi_port: {port}\nblocking_timeout_seconds: 1\n")
-        # The tests' settings come from the file alone; only a database chosen for the run is kept.
-        environment = {
-            name: value for name, value in os.environ.items()
-            if not name.startswith("GREENLIGHT_") or name == "GREENLIGHT_DATABASE_URL"
-        }
+        environment = server_environment()
         self.process = subprocess.Popen(
             ["node", str(REPOSITORY / "bin" / "greenlight.js"), "start", "--api-only", "--config", str(config)],
             cwd=directory,

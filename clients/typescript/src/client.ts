@@ -3,6 +3,7 @@ import type { components, operations, paths } from './generated/openapi.js';
 import { GreenlightConnectionError, GreenlightError, GreenlightUnavailableError, problemFrom, problemOf, type Problem } from './errors.js';
 import { streamEvents, type EventsOptions, type GreenlightEvent } from './events.js';
 import { Backoff, retryAfterHeaderMs, sleep, type RetryInfo, type RetryReason } from './retry.js';
+import { type ReceiptClaims, verifyReceipt } from './receipts.js';
 
 type Schemas = components['schemas'];
 export type Review = Schemas['Review'];
@@ -152,6 +153,15 @@ export class GreenlightClient {
       }
     };
     this.api = createClient<paths>({ baseUrl: this.baseUrl, headers: this.headers, fetch: (request) => this.fetch(request) });
+  }
+
+  /**
+   * Checks a decided review's receipt against this server's public keys (fetched once through
+   * this client, again after a rotation) and the action about to run: the proposed action when
+   * approved, the modified one when modified. Throws `ReceiptError` when the action must not run.
+   */
+  verifyReceipt(review: Pick<Review, 'id' | 'decision'>, action: string): Promise<ReceiptClaims> {
+    return verifyReceipt(review.decision?.receipt, action, { serverUrl: this.baseUrl, fetch: this.fetch, reviewId: review.id });
   }
 
   /**

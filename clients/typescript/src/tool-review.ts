@@ -1,4 +1,5 @@
 import type { AttachmentInput, GreenlightClient, RequestReviewOptions, Review, ReviewInput } from './client.js';
+import { ReceiptError } from './receipts.js';
 
 export type ToolInput = Record<string, unknown>;
 
@@ -100,13 +101,18 @@ export class ToolCallReviewer {
     const granted = this.grantedEdits.get(grantKey);
     if (granted) {
       this.grantedEdits.delete(grantKey);
-      return { outcome: 'approve', input: call.input, review: granted, message: `These are the arguments ${decidedBy(granted)} changed the call to.` };
+      // Checked again: the receipt may have expired while the model made its second call.
+      return this.checked(
+        { outcome: 'approve', input: call.input, review: granted, message: `These are the arguments ${decidedBy(granted)} changed the call to.` },
+        granted.decision?.modified_action ?? '',
+      );
     }
     const field = editableFieldOf(call, this.options.editableFields);
+    const proposedAction = field ? String(call.input[field]) : JSON.stringify(call.input, null, 2);
     const review = await this.client.requestReview(
       {
         task_type: `${this.options.framework}:${call.toolName}`,
-        proposed_action: field ? String(call.input[field]) : JSON.stringify(call.input, null, 2),
+        proposed_action: proposedAction,
         agent_reasoning: call.reasoning,
         framework: this.options.framework,
         urgency: this.options.urgency,
@@ -123,7 +129,24 @@ export class ToolCallReviewer {
       },
       { wait: this.options.wait ?? true, signal: this.options.signal, onRetry: this.options.onRetry, attachments: call.attachments },
     );
-    return outcomeOf(review, call, field);
+    const outcome = outcomeOf(review, call, field);
+    if (outcome.outcome === 'reject') return outcome;
+    return this.checked(outcome, outcome.outcome === 'approve' ? proposedAction : (review.decision?.modified_action ?? ''));
+  }
+
+  /**
+   * Lets a call run only on a receipt of this server's keys, unexpired, for exactly `action`:
+   * the text this client proposed, or the reviewer's edit the arguments were read from.
+   * Anything else refuses the call (fail closed).
+   */
+  private async checked(outcome: Exclude<ToolCallOutcome, { outcome: 'reject' }>, action: string): Promise<ToolCallOutcome> {
+    try {
+      await this.client.verifyReceipt(outcome.review, action);
+      return outcome;
+    } catch (error) {
+      const reason = error instanceof ReceiptError ? error.message : `its receipt could not be checked: ${(error as Error).message}`;
+      return { outcome: 'reject', review: outcome.review, message: `Not run: Greenlight review #${outcome.review.id} was decided, but ${reason}.` };
+    }
   }
 
   /**

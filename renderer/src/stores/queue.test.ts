@@ -102,7 +102,7 @@ describe('useQueueStore', () => {
     queue.applyEvent('review.decided', {
       ...review,
       status: 'approved',
-      decision: { id: 99, review_id: review.id, decision_type: 'approve', reviewer_id: null, reviewer_name: 'bo', modified_action: null, notes: null, created_at: new Date().toISOString() },
+      decision: { id: 99, review_id: review.id, decision_type: 'approve', reviewer_id: null, reviewer_name: 'bo', modified_action: null, notes: null, created_at: new Date().toISOString(), receipt: null },
     });
 
     expect(queue.reviews).toEqual([]);

@@ -5,7 +5,8 @@ import type { DecisionOutcome, ReviewRepository } from './ports';
 import type { PeopleRepository } from '../people/ports';
 import { requireDecider } from '../people/deciders';
 import type { Principal, Scope } from '../shared/principal';
-import type { DecisionInput, DecisionRecord, VoteAnswer } from './records';
+import type { DecisionInput, DecisionRecord, VoteAnswer, WorkflowVote } from './records';
+import type { DecisionReceipts } from './receipts';
 import { isOrganizationAdmin } from '../shared/scope';
 import { castVote, progressOf } from '../workflows/voting';
 import type { Workflows } from '../workflows/workflows';
@@ -16,6 +17,8 @@ export interface DecideReviewOptions {
   people?: Pick<PeopleRepository, 'findUser'>;
   /** Approval workflows: a governed review is decided by votes (hosted edition). */
   workflows?: Pick<Workflows, 'lock' | 'votersAndProgress' | 'save'>;
+  /** Every decision is recorded with its signed receipt. */
+  receipts: Pick<DecisionReceipts, 'attach'>;
   unitOfWork: UnitOfWork;
   clock?: Clock;
 }
@@ -62,7 +65,7 @@ export class DecideReview {
       await workflows.save(tx, organizationId, reviewId, vote.state);
       if (vote.kind === 'decided') {
         const final = { ...vote.decision, reviewer_id: voter.id, reviewer_name: voter.name };
-        return this.recorded(tx, await this.options.reviews.recordDecision(tx, principal.scope, reviewId, final, now));
+        return this.recorded(tx, await this.options.reviews.recordDecision(tx, principal.scope, reviewId, final, now), vote.state.votes);
       }
       const progress = progressOf(vote.state, voters);
       tx.record(domainEvent('review.vote', review, { ...review, workflow: progress }));
@@ -84,10 +87,15 @@ export class DecideReview {
     return this.answer(reviewId, result);
   }
 
-  /** A decision recorded in `tx` has its event recorded with it. */
-  private recorded(tx: Tx, outcome: DecisionOutcome): DecisionOutcome {
-    if (outcome.outcome === 'recorded') tx.record(domainEvent('review.decided', outcome.review, outcome.review));
-    return outcome;
+  /**
+   * A decision recorded in `tx` has its receipt signed and its event recorded with it: the
+   * `review.decided` webhook carries the receipt every later read answers with.
+   */
+  private async recorded(tx: Tx, outcome: DecisionOutcome, votes: readonly WorkflowVote[] = []): Promise<DecisionOutcome> {
+    if (outcome.outcome !== 'recorded') return outcome;
+    const review = await this.options.receipts.attach(tx, outcome.review, votes);
+    tx.record(domainEvent('review.decided', review, review));
+    return { ...outcome, review };
   }
 
   /** The decision recorded, or why there is none (404, or 409 with the decision that stands). */

@@ -4,7 +4,7 @@ import type { Readable } from 'node:stream';
 import type { EventSubject } from '../shared/events';
 import type { Scope } from '../shared/principal';
 import type { Tx } from '../shared/unit-of-work';
-import type { AttachmentRecord, DecisionInput, DecisionType, FeedbackInput, FeedbackRecord, ReviewFilters, ReviewOrder, ReviewRecord, ReviewStatus, Statistics } from './records';
+import type { AttachmentRecord, DecisionInput, DecisionType, FeedbackInput, FeedbackRecord, ReceiptClaims, ReviewFilters, ReviewOrder, ReviewRecord, ReviewStatus, Statistics } from './records';
 
 /** A review as the policy placed it, ready to be stored. */
 export interface NewReview {
@@ -54,6 +54,8 @@ export interface ReviewRepository {
   /** The reviewer among `candidates` with the fewest pending reviews; ties go to the first listed. */
   leastBusy(tx: Tx, scope: Scope, candidates: readonly string[]): Promise<string | null>;
   recordDecision(tx: Tx, scope: Scope, reviewId: number, input: DecisionInput, now: number): Promise<DecisionOutcome>;
+  /** Stores a decision's receipt beside it, in the transaction that recorded it. */
+  attachReceipt(tx: Tx, decisionId: number, receipt: string): Promise<void>;
   /** In `tx` when given: a read inside a transaction must not wait for another connection of the pool. */
   findById(scope: Scope, id: number, tx?: Tx): Promise<ReviewRecord | null>;
   /** `scope` says the organization; the filters say the rest. */
@@ -80,6 +82,11 @@ export interface ReviewWaitRepository {
   end(tx: Tx, waitId: number, now: number): Promise<{ lowered: boolean; latest: number | null }>;
   /** Removes every wait this process holds: it is shutting down, and its waiters were answered. */
   endAllOfThisProcess(): Promise<void>;
+}
+
+/** Signs a decision's receipt with the installation's current key, read in `tx`: every process signs with the same one. */
+export interface ReceiptSigner {
+  sign(tx: Tx, claims: ReceiptClaims): Promise<string>;
 }
 
 export interface FeedbackRepository {

@@ -57,6 +57,11 @@ export interface DecisionRecord {
   modified_action: string | null;
   notes: string | null;
   created_at: string;
+  /**
+   * The decision's receipt (compact JWS, Ed25519), signed when it was made; null only for
+   * decisions recorded before this server signed receipts.
+   */
+  receipt: string | null;
 }
 
 export interface ReviewRecord {
@@ -233,4 +238,29 @@ export interface WorkflowProgress {
   waiting_on: number[];
   /** Fewer people are left who may vote now than approvals are missing: the review cannot be approved. */
   stuck: boolean;
+}
+
+/** A vote of the approval workflow that decided the review, as the receipt names it. */
+export interface ReceiptVote {
+  user_id: number;
+  stage: number;
+  decision_type: DecisionType;
+}
+
+/** The claims of a receipt (a JWT's payload). */
+export interface ReceiptClaims {
+  /** The server's `public_url`. */
+  iss: string;
+  /** The review's id, as text (a JWT's `sub` is a string). */
+  sub: string;
+  /** Absent for a review of no organization (the self-hosted edition). */
+  organization_id?: number;
+  iat: number;
+  exp: number;
+  jti: string;
+  decision_type: DecisionType;
+  /** Absent when rejected: nothing may run. */
+  action_sha256?: string;
+  decided_by: Array<number | string>;
+  votes: ReceiptVote[];
 }

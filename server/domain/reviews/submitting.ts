@@ -14,6 +14,7 @@ import type { Workflows } from '../workflows/workflows';
 import type { AttachmentService, Upload } from './attachments';
 import type { ReadReviews } from './reading';
 import type { WaitForDecision } from './waiting';
+import type { DecisionReceipts } from './receipts';
 
 export interface SubmitReviewOptions {
   reviews: Pick<ReviewRepository, 'insert' | 'leastBusy' | 'findClaim'>;
@@ -23,6 +24,8 @@ export interface SubmitReviewOptions {
   organizationRouting?: Pick<OrganizationRouting, 'route' | 'saveMark'>;
   /** Approval workflows: the first that matches governs a new review (hosted edition). */
   workflows?: Pick<Workflows, 'start'>;
+  /** A routing rule's decision is recorded with its signed receipt. */
+  receipts: Pick<DecisionReceipts, 'attach'>;
   unitOfWork: UnitOfWork;
   /** The policy in force now (it can be reloaded while the service runs). */
   policy: () => Policy;
@@ -188,7 +191,7 @@ export class SubmitReview {
           notes: `Decided automatically by the routing rule '${routing.rule}'.`,
         },
       };
-      const inserted = await this.options.reviews.insert(tx, review, claim);
+      const inserted = await this.options.receipts.attach(tx, await this.options.reviews.insert(tx, review, claim));
       const marked = routing.mark && organizationId !== null && !inserted.decision ? routing.mark : null;
       if (marked) await this.options.organizationRouting?.saveMark(tx, organizationId!, inserted.id, marked);
       const workflow = organizationId !== null && !inserted.decision ? await this.options.workflows?.start(tx, organizationId, inserted.id, input) : null;

@@ -9,6 +9,7 @@ import type { Scope } from '../shared/principal';
 import type { DecisionWaiters } from './waiters';
 import type { Workflows } from '../workflows/workflows';
 import { DecideReview } from './deciding';
+import type { DecisionReceipts } from './receipts';
 import { ReadReviews } from './reading';
 import { SubmitReview } from './submitting';
 import { WaitForDecision } from './waiting';
@@ -31,6 +32,8 @@ export interface ReviewUseCaseOptions {
   organizationRouting?: Pick<OrganizationRouting, 'route' | 'saveMark' | 'withMarks'>;
   /** Approval workflows: a governed review is decided by votes (hosted edition). */
   workflows?: Workflows;
+  /** Signs each decision's receipt when it is recorded. */
+  receipts: DecisionReceipts;
   unitOfWork: UnitOfWork;
   waiters: DecisionWaiters;
   /** Where waits are written down for every process to see (`waiting_until`), and where a failure to is reported. */
@@ -49,14 +52,14 @@ export interface ReviewUseCaseOptions {
 
 /** The review use cases over one set of repositories. */
 export function reviewUseCases(options: ReviewUseCaseOptions): ReviewUseCases {
-  const { reviews, agents, people, organizationRouting, workflows, unitOfWork, waiters, waits, log, policy, maxWaiting, refuseHiddenCharacters, attachments, clock } = options;
+  const { reviews, agents, people, organizationRouting, workflows, receipts, unitOfWork, waiters, waits, log, policy, maxWaiting, refuseHiddenCharacters, attachments, clock } = options;
   const reading = new ReadReviews({ reviews, people, workflows, marks: organizationRouting });
   const shown = waits && log ? { waits, unitOfWork, log, read: (scope: Scope, id: number) => reading.get(scope, id) } : undefined;
   const waiting = new WaitForDecision({ reviews, waiters, maxWaiting, shown, clock });
   return {
     reading,
     waiting,
-    submitting: new SubmitReview({ reviews, agents, organizationRouting, workflows, unitOfWork, policy, refuseHiddenCharacters, read: reading, waiting, attachments, clock }),
-    deciding: new DecideReview({ reviews, people, workflows, unitOfWork, clock }),
+    submitting: new SubmitReview({ reviews, agents, organizationRouting, workflows, receipts, unitOfWork, policy, refuseHiddenCharacters, read: reading, waiting, attachments, clock }),
+    deciding: new DecideReview({ reviews, people, workflows, receipts, unitOfWork, clock }),
   };
 }

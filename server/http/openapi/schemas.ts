@@ -109,7 +109,7 @@
  *       # `{type: object, nullable: true, allOf: [Decision]}`, and OpenAPI 3.0 validators apply
  *       # `allOf` to the null as well. `properties` and `required` only constrain objects.
  *       description: A reviewer's decision on a review.
- *       required: [id, review_id, decision_type, reviewer_id, reviewer_name, modified_action, notes, created_at]
+ *       required: [id, review_id, decision_type, reviewer_id, reviewer_name, modified_action, notes, created_at, receipt]
  *       properties:
  *         id: { type: integer }
  *         review_id: { type: integer }
@@ -122,6 +122,32 @@
  *           description: The action to carry out instead; set only for `modify`.
  *         notes: { type: string, nullable: true }
  *         created_at: { type: string, format: date-time }
+ *         receipt:
+ *           type: string
+ *           nullable: true
+ *           pattern: '^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$'
+ *           # The JWT's payload: OpenAPI 3.0 cannot say a string holds a signed JSON document, so it is named here.
+ *           x-jwt-claims: { $ref: '#/components/schemas/ReceiptClaims' }
+ *           description: |
+ *             The decision's signed receipt: a compact JWS (a JWT, header `alg: EdDSA` (Ed25519), `kid`, `typ: JWT`)
+ *             an executor verifies offline against the public keys at `GET /.well-known/jwks.json` before it runs the
+ *             action (docs/receipts.md). Claims: `iss` (the server's `public_url`), `sub` (the review id, as text),
+ *             `organization_id` (absent outside an organization), `iat` (when the decision was made), `exp` (`iat` plus
+ *             the setting `receipt_ttl_seconds`, default 600), `jti` (unique per decision), `decision_type`,
+ *             `action_sha256` (the lowercase hex SHA-256 of the UTF-8 bytes of the action that may run, exactly as
+ *             stored: `proposed_action` when approved, `modified_action` when modified; absent when rejected),
+ *             `decided_by` (user ids of the people whose decision or workflow votes made it; otherwise the name it was
+ *             recorded under: `rule:<name>` for a routing rule, `policy:expired` for the expiry, a self-hosted
+ *             reviewer's name as given) and `votes` (`{user_id, stage, decision_type}` of the approval workflow's
+ *             votes; empty without one).
+ *
+ *             Minted once, when the decision is recorded, and stored with it: the decide answer, the blocking create,
+ *             `GET /reviews/{id}`, `GET /reviews/{id}/decision`, the MCP tools and the `review.decided` webhook all
+ *             carry the same receipt. One decision therefore has one `jti` (an executor that keeps the `jti`s it has
+ *             run can refuse a replay), and its `exp` counts from the decision, not from a read: reading again does
+ *             not make an old approval fresh. An agent that long-polls for hours gets the receipt the moment the
+ *             decision is made, with all of `receipt_ttl_seconds` left; one that comes back after `exp` must file
+ *             the action again. Null only for decisions recorded before the server signed receipts.
  *       example:
  *         id: 7
  *         review_id: 42
@@ -131,6 +157,7 @@
  *         modified_action: Refund order 1042 partially (EUR 125.00)
  *         notes: Half now, the rest once the carrier pays out.
  *         created_at: '2026-11-22T10:03:12.345Z'
+ *         receipt: eyJhbGciOiJFZERTQSIsImtpZCI6Ik5QV3ZrS0lJMFBkVEJMUjhkRm9VT0x4bUZFM2pHb3pUdlVjdl9aTW5ZRm8iLCJ0eXAiOiJKV1QifQ.eyJpc3MiOiJodHRwczovL3Jldmlldy5leGFtcGxlLmNvbSIsInN1YiI6IjQyIiwiaWF0IjoxNzk1MzQ1NzkyLCJleHAiOjE3OTUzNDYzOTIsImp0aSI6IjNmMWM5YjZlLTQ0ZDItNGU1Ny1hYjdhLTBlNjFmYjJkOGM0MCIsImRlY2lzaW9uX3R5cGUiOiJtb2RpZnkiLCJhY3Rpb25fc2hhMjU2IjoiOWIyZTdhMjFmNWYzNmM0ZGM0ZjE3OTg5ZjM2NmUyNzE1YzY2ZDk5YzRlMjFhNWE2MDJjZjNkNmY0YTM1NGI2NiIsImRlY2lkZWRfYnkiOlsiZGFuYUBleGFtcGxlLmNvbSJdLCJ2b3RlcyI6W119.c2lnbmF0dXJlLW9mLXRoZS1oZWFkZXItYW5kLXBheWxvYWQtYnktdGhlLWN1cnJlbnQta2V5
  *     DecisionCreate:
  *       type: object
  *       additionalProperties: false
