@@ -65,6 +65,21 @@ describe('a review by its address', () => {
     await page.context().close();
   });
 
+  it('opens a pending review further down the queue than its first page (100 reviews) cold, listed and selected', async () => {
+    const ahead = Array.from({ length: 105 }, (_, i) => ({ task_type: 'link-ahead', proposed_action: `Tag ticket ${i} (ahead)`, urgency: 'high' }));
+    await Promise.all(ahead.map((body) => file(body)));
+    const far = await file({ task_type: 'link-far', proposed_action: 'Archive the 2019 audit folder (far down)', urgency: 'low' });
+
+    const page = await open(far.links.dashboard);
+    await expect.poll(() => page.locator('.detail-pane').textContent()).toContain('Archive the 2019 audit folder (far down)');
+    // Scrolled to, not only selected: the list draws the rows in view only.
+    await expect.poll(() => page.locator(`#review-${far.id}`).getAttribute('aria-selected', { timeout: 500 })).toBe('true');
+    expect(hashOf(page)).toBe(`#/reviews/${far.id}`);
+    await page.context().close();
+    const pending = (await call(running.server.url, 'GET', '/reviews?task_type=link-ahead&page_size=100')).body.reviews as Array<{ id: number }>;
+    await Promise.all([...pending, far].map(({ id }) => call(running.server.url, 'POST', `/reviews/${id}/decide`, { decision_type: 'reject' })));
+  });
+
   it('opens a decided review cold with its decision, and History links to it', async () => {
     const decided = await file({ task_type: 'link-decided', proposed_action: 'Close ticket 77 (link test)' });
     await call(running.server.url, 'POST', `/reviews/${decided.id}/decide`, { decision_type: 'reject', reviewer_name: 'kim@example.com', notes: 'Still open upstream.' });

@@ -18,6 +18,8 @@ export function pagedReviews(options: { read: (page: number) => Promise<ReviewPa
   const error = ref<string | null>(null);
   const hasMore = computed(() => reviews.value.length < total.value);
   let generation = 0;
+  /** The page being read now, for a caller that must wait for it before reading the next. */
+  let reading: Promise<void> = Promise.resolve();
   let arrivedDuringFirstPage: Array<[keyof ServiceEvents, unknown]> | null = null;
 
   async function fetchPage(page: number): Promise<void> {
@@ -44,11 +46,32 @@ export function pagedReviews(options: { read: (page: number) => Promise<ReviewPa
     }
   }
 
-  const load = (): Promise<void> => fetchPage(1);
+  function read(page: number): Promise<void> {
+    reading = fetchPage(page);
+    return reading;
+  }
+
+  const load = (): Promise<void> => read(1);
 
   async function loadMore(): Promise<void> {
     if (loading.value || !hasMore.value) return;
-    await fetchPage(pagesLoaded.value + 1);
+    await read(pagesLoaded.value + 1);
+  }
+
+  /**
+   * Reads on, page after page, until `found` holds or the list is complete or a read fails:
+   * a review far down the list, opened by its address, is listed like the rest.
+   */
+  async function loadUntil(found: () => boolean): Promise<void> {
+    while (!found()) {
+      if (loading.value) {
+        await reading;
+        continue;
+      }
+      // Not read at all yet (the address was opened before the list): from its first page.
+      if ((pagesLoaded.value > 0 && !hasMore.value) || error.value !== null) return;
+      await read(pagesLoaded.value + 1);
+    }
   }
 
   function applyEvent<K extends keyof ServiceEvents>(type: K, payload: ServiceEvents[K]): void {
@@ -56,5 +79,5 @@ export function pagedReviews(options: { read: (page: number) => Promise<ReviewPa
     options.apply(type, payload);
   }
 
-  return { reviews, total, pagesLoaded, loading, error, hasMore, load, loadMore, applyEvent };
+  return { reviews, total, pagesLoaded, loading, error, hasMore, load, loadMore, loadUntil, applyEvent };
 }

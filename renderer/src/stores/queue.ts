@@ -122,7 +122,9 @@ export const useQueueStore = defineStore('queue', () => {
 
   /** Shows one review (a notification was clicked), clearing filters that would hide it. */
   async function reveal(id: number): Promise<void> {
-    if (!shown.value.some((r) => r.id === id) && filtersActive.value) await clearFilters();
+    const listed = (): boolean => shown.value.some((r) => r.id === id);
+    if (!listed() && filtersActive.value) await clearFilters();
+    await list.loadUntil(listed);
     selectedId.value = id;
   }
 
