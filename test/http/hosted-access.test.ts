@@ -156,13 +156,14 @@ async function statusOf(operation: Operation, path: string, credential: Credenti
   let headers = headersFor(credential, caller);
   const abort = new AbortController();
   let body: BodyInit | undefined;
-  if (operation.multipart) {
+  // JSON where the operation takes it (POST /reviews takes either), else a file.
+  if (operation.jsonExample !== undefined) {
+    body = JSON.stringify(bodyFor(operation, credential, caller));
+    headers = { ...headers, 'content-type': 'application/json' };
+  } else if (operation.multipart) {
     const form = new FormData();
     form.append('file', new Blob(['evidence']), 'evidence.txt');
     body = form;
-  } else if (operation.jsonExample !== undefined) {
-    body = JSON.stringify(bodyFor(operation, credential, caller));
-    headers = { ...headers, 'content-type': 'application/json' };
   }
   const response = await fetch(`${server.url}${path}`, { method: operation.method.toUpperCase(), headers, body, signal: abort.signal });
   abort.abort();
