@@ -1,0 +1,70 @@
+/** What reviews in a chat workspace need from the world: the provider's API, and the messages' outbox. */
+
+import type { Tx } from '../shared/unit-of-work';
+import type { ChatForm, ChatInteraction, ChatMessageRef, ChatProfile, ChatUser, ReviewCard } from './records';
+
+/**
+ * A chat provider (Slack first; Microsoft Teams could follow): how a review becomes a message,
+ * how a click comes back. The transport (HTTP requests, a socket) is the caller's: this only
+ * calls the provider's API and reads what arrived.
+ */
+export interface ChatProvider {
+  /** Posts the review to `channel`. Throws `ChatUnavailable` when the provider cannot take it now. */
+  postReview(channel: string, card: ReviewCard): Promise<ChatMessageRef>;
+  /** Rewrites a posted review's message as the review now stands. */
+  updateReview(ref: ChatMessageRef, card: ReviewCard): Promise<void>;
+  /** Reads a click or a submitted form from the provider's payload (already authenticated). */
+  parseInteraction(payload: unknown): ChatInteraction;
+  /** Shows a form to the person who clicked (`trigger` comes with the click). */
+  openForm(trigger: string, form: ChatForm): Promise<void>;
+  /** What the chat knows of the user, to map them to a person. */
+  resolvePerson(user: ChatUser): Promise<ChatProfile>;
+  /** A message only `user` sees, beside `ref` (or in `channel`). */
+  tellOnly(channel: string, user: ChatUser, text: string): Promise<void>;
+}
+
+/** The provider could not take a call now: down, or rate-limiting (`retryAfterMs` when it said). */
+export class ChatUnavailable extends Error {
+  constructor(
+    message: string,
+    readonly retryAfterMs: number | null,
+    /** False: the call will never succeed as it is (a bad token, a channel not found). */
+    readonly transient: boolean,
+  ) {
+    super(message);
+    this.name = 'ChatUnavailable';
+  }
+}
+
+/** A review's message as the outbox holds it: to post, or to bring up to date. */
+export interface ClaimedChatMessage {
+  id: number;
+  review_id: number;
+  organization_id: number | null;
+  channel: string;
+  /** Null until posted. */
+  message_id: string | null;
+  /** The changes to the review the message has been told of; synced once it shows them all. */
+  version: number;
+  attempts: number;
+}
+
+/** The messages reviews owe the chat, written with the changes they announce. */
+export interface ChatMessageRepository {
+  /** A new review's message, to post to `channel`. */
+  enqueuePost(tx: Tx, message: { review_id: number; organization_id: number | null; channel: string }, now: number): Promise<void>;
+  /** The review changed: its message (if it has one) is due to be updated. */
+  markChanged(tx: Tx, reviewId: number, now: number): Promise<void>;
+  /** Holds up to `limit` due messages until `claimedUntil`; several processes never hold the same one. */
+  claimDue(now: number, claimedUntil: number, limit: number): Promise<ClaimedChatMessage[]>;
+  /** When a message is next due (or another process's claim runs out), or null. */
+  nextDue(now: number): Promise<number | null>;
+  /** At start, SQLite: gives back what a process that died held (one process owns the file). */
+  releaseOrphanedClaims(): Promise<void>;
+  /** Sent: the message shows `version`; posted ones keep their id. */
+  recordSynced(id: number, version: number, messageId: string, now: number): Promise<void>;
+  /** Not sent: tried again at `nextAttemptAt`, or never (`null`) when it cannot succeed. */
+  recordFailure(id: number, error: string, nextAttemptAt: number | null, now: number): Promise<void>;
+  /** Where the review's message is, once posted. */
+  find(reviewId: number): Promise<ChatMessageRef | null>;
+}
