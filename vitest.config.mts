@@ -30,6 +30,7 @@ const ON_POSTGRES = [
   'test/http/routing-rules.test.ts',
   'test/http/shutdown.test.ts',
   'test/http/sign-in.test.ts',
+  'test/http/slack-messages.test.ts',
   'test/http/tenancy.test.ts',
   'test/http/webhooks.test.ts',
   'test/http/workflows.test.ts',
@@ -37,6 +38,7 @@ const ON_POSTGRES = [
   'test/cli/hosted.test.ts',
   'test/cli/out-of-files.test.ts',
   'test/cli/scale-out.test.ts',
+  'test/cli/slack-scale-out.test.ts',
   'test/cli/status-and-logs.test.ts',
   'test/cli/webhook-flood.test.ts',
 ];

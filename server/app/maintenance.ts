@@ -5,6 +5,14 @@ import type { Outbox } from '../db/outbox';
 import type { AttachmentStore } from '../db/attachment-store';
 import type { ReviewStore } from '../db/review-store';
 import type { WebhookStore } from '../db/webhook-store';
+import type { ChatMessageStore } from '../db/chat-message-store';
+import type { AgentStore } from '../db/agent-store';
+import type { ReviewCard } from '../domain/chat/records';
+import { INSTALLATION } from '../domain/shared/principal';
+import { ChatDispatcher } from '../integrations/chat-dispatcher';
+import { SlackChatProvider } from '../integrations/slack/provider';
+import { SlackWebApi } from '../integrations/slack/web-api';
+import { publicUrlOf } from '../config/settings';
 import type { EventFeed } from '../domain/shared/events';
 import { ReviewExpiry } from '../domain/reviews/expiry';
 import type { Policy } from '../domain/routing/review-policy';
@@ -21,6 +29,8 @@ import type { EditionPlan } from './edition';
 export interface BackgroundWork {
   /** Looks for due webhook deliveries now (a new endpoint's test, a test that moved the clock). */
   wakeWebhooks(): void;
+  /** Looks for messages owed to Slack now (a test that moved the clock). */
+  wakeChat(): void;
   /** Sockets the process may open itself at once (webhook deliveries): they share the client connections' descriptors. */
   outgoingSockets: number;
   stop(): Promise<void>;
@@ -30,7 +40,7 @@ export interface BackgroundWorkOptions {
   config: Config;
   edition: EditionPlan;
   storage: Storage;
-  stores: { reviews: ReviewStore; attachments: AttachmentStore; webhooks: WebhookStore };
+  stores: { reviews: ReviewStore; attachments: AttachmentStore; webhooks: WebhookStore; agents: AgentStore; slackMessages: ChatMessageStore };
   unitOfWork: UnitOfWork;
   feed: EventFeed;
   outbox: Outbox;
@@ -52,13 +62,16 @@ export async function startBackgroundWork(options: BackgroundWorkOptions): Promi
   const expiry = new ReviewExpiry({ store: stores.reviews, oneAtATime: exclusive, deciding: reviews.deciding, reading: reviews.reading, feed, policy: options.policy, log, clock });
   await expiry.start();
   const dispatcher = await startWebhookDeliveries(options);
+  const slack = await startSlackMessages(options);
   const relay = await relayOtherProcesses(storage.db, { url: config.database_url, outbox, feed, recheck: () => reviews.waiting.recheckWaiting(), log });
   return {
     wakeWebhooks: () => dispatcher?.sender.wake(),
+    wakeChat: () => slack?.wake(),
     outgoingSockets: dispatcher?.inFlight ?? 0,
     stop: async () => {
       expiry.stop();
       await dispatcher?.sender.stop();
+      await slack?.stop();
       await relay?.stop();
     },
   };
@@ -77,6 +90,27 @@ async function startWebhookDeliveries(options: BackgroundWorkOptions): Promise<{
   const sender = new WebhookDispatcher({ webhooks: stores.webhooks, unitOfWork, feed, scheduleSeconds: config.webhook_retry_schedule, limits, targets, log, clock });
   await sender.start();
   return { sender, inFlight: limits.inFlight };
+}
+
+/** Messages owed to Slack, posted and kept up to date with the installation's bot token. */
+async function startSlackMessages(options: BackgroundWorkOptions): Promise<ChatDispatcher | undefined> {
+  const { config, stores, feed, log, clock } = options;
+  if (!config.slack_bot_token) return undefined;
+  const provider = new SlackChatProvider(new SlackWebApi(config.slack_api_url, () => config.slack_bot_token));
+  const dispatcher = new ChatDispatcher({ messages: stores.slackMessages, provider, cardOf: reviewCards(config, stores), feed, log, clock });
+  await dispatcher.start();
+  return dispatcher;
+}
+
+/** A review as a chat message shows it: the record as it stands, its agent's name, its address in the dashboard. */
+function reviewCards(config: Config, stores: BackgroundWorkOptions['stores']): (reviewId: number) => Promise<ReviewCard | null> {
+  const dashboard = publicUrlOf(config);
+  return async (reviewId) => {
+    const review = await stores.reviews.findById(INSTALLATION, reviewId);
+    if (review === null) return null;
+    const agent = review.agent_id !== null && review.organization_id !== null ? await stores.agents.find(review.organization_id, review.agent_id) : null;
+    return { review, agent_name: agent?.name ?? null, dashboard_url: `${dashboard}/#/reviews/${review.id}` };
+  };
 }
 
 /**

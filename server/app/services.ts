@@ -13,6 +13,8 @@ import { ReviewStore } from '../db/review-store';
 import { RoutingRuleStore } from '../db/routing-rule-store';
 import { WorkflowStore } from '../db/workflow-store';
 import { WebhookStore } from '../db/webhook-store';
+import { ChatMessageStore } from '../db/chat-message-store';
+import { chatEnqueuer } from '../domain/chat/messages';
 import { StatisticsQuery } from '../db/statistics-query';
 import { DatabaseUnitOfWork } from '../db/unit-of-work';
 import { AttachmentService } from '../domain/reviews/attachments';
@@ -94,6 +96,7 @@ function storesOn(db: Database) {
     routingRules: new RoutingRuleStore(db),
     workflows: new WorkflowStore(db),
     webhooks: new WebhookStore(db),
+    slackMessages: new ChatMessageStore(db, 'slack'),
   };
 }
 
@@ -103,15 +106,25 @@ type Stores = ReturnType<typeof storesOn>;
  * How changes are written: each in one transaction with the events it records (the outbox), and
  * in the edition's audit log and webhook deliveries.
  */
-function writesOn(db: Database, stores: Stores, edition: EditionPlan, clock: () => number, log: Logger): { feed: EventFeed; outbox: Outbox; unitOfWork: UnitOfWork } {
+function writesOn(db: Database, stores: Stores, config: Config, clock: () => number, log: Logger): { feed: EventFeed; outbox: Outbox; unitOfWork: UnitOfWork } {
+  const edition = editionOf(config);
   const feed = new EventFeed((event, error) => log.error('event listener failed', { event: event.type, error: String(error) }));
   const outbox = new Outbox(db, clock);
   const unitOfWork = new DatabaseUnitOfWork(db, outbox, feed, {
     auditLog: edition.organizations ? stores.audit : undefined,
     webhooks: edition.webhooks === 'none' ? undefined : webhookEnqueuer(stores.webhooks, clock, edition.webhooks === 'installation'),
+    chat: slackChannelOf(config) === null ? undefined : chatEnqueuer(stores.slackMessages, async () => slackChannelOf(config), clock),
     clock,
   });
   return { feed, outbox, unitOfWork };
+}
+
+/**
+ * The channel every new review goes to: the self-hosted installation's `slack_channel`, when a
+ * bot token can post there. (A hosted organization's workspace is its own, installed by OAuth.)
+ */
+export function slackChannelOf(config: Config): string | null {
+  return editionOf(config).organizations || !config.slack_bot_token || !config.slack_channel ? null : config.slack_channel;
 }
 
 /** The review policy in force, which a reload replaces. */
@@ -126,7 +139,7 @@ export async function openServices(config: Config, log: Logger, { clock = Date.n
   const storage = await openStorage(config, log, clock);
   const { db } = storage;
   const stores = storesOn(db);
-  const { feed, outbox, unitOfWork } = writesOn(db, stores, edition, clock, log);
+  const { feed, outbox, unitOfWork } = writesOn(db, stores, config, clock, log);
   const policy = policyHolder(config.routing);
   const waiters = new DecisionWaiters(feed);
   const hosted = hostedServices(config, stores, unitOfWork, clock, passwordCost, () => background.wakeWebhooks());

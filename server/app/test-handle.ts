@@ -34,6 +34,8 @@ export interface TestHandle {
   statistics: StatisticsService;
   /** Looks for due webhook deliveries now (a test that moved the clock). */
   wakeWebhooks(): void;
+  /** Looks for messages owed to Slack now. */
+  wakeChat(): void;
 }
 
 export async function startServerUnderTest(config: Config, options: StartOptions = {}): Promise<RunningServer & { test: TestHandle }> {
@@ -54,6 +56,7 @@ export async function startServerUnderTest(config: Config, options: StartOptions
       attachments: services.attachments,
       statistics: services.statistics,
       wakeWebhooks: () => services.background.wakeWebhooks(),
+      wakeChat: () => services.background.wakeChat(),
     },
   };
 }

@@ -57,6 +57,14 @@ export interface Config {
   webhook_allow_private_targets: boolean;
   /** Accept http:// webhook URLs as well as https://. */
   webhook_allow_http: boolean;
+  /** Slack's Web API base (tests point it at a fake on loopback). */
+  slack_api_url: string;
+  /** The bot token (`xoxb-…`) reviews are posted with (self-hosted and desktop: from the app made by `greenlight slack manifest`). */
+  slack_bot_token: string;
+  /** The Slack channel id (C…) every new review is posted to; empty: none. */
+  slack_channel: string;
+  /** Slack's signing secret: interactions and events arriving over HTTP are checked against it. */
+  slack_signing_secret: string;
   /** Self-hosted edition: webhook endpoints that receive every event of the installation. */
   webhooks: ConfiguredWebhook[];
   /** Webhook deliveries one API process sends at once (each holds a socket until answered or timed out). */
@@ -207,6 +215,25 @@ function durations(key: ConfigKey) {
   };
 }
 
+/** Empty, or a Slack token of the kind its prefix names. */
+function slackToken(prefix: string) {
+  return (key: ConfigKey) =>
+    (raw: unknown, origin: ValueOrigin): string => {
+      const value = text({ allowEmpty: true })(key)(raw, origin);
+      if (value !== '' && !(value.startsWith(prefix) && /^[A-Za-z0-9-]{10,255}$/.test(value))) throw invalid(key, `a Slack token that starts with ${prefix}`, '(hidden)', origin);
+      return value;
+    };
+}
+
+/** Empty, or a Slack conversation id. */
+function slackChannel(key: ConfigKey) {
+  return (raw: unknown, origin: ValueOrigin): string => {
+    const value = text({ allowEmpty: true })(key)(raw, origin);
+    if (value !== '' && !/^[CGD][A-Z0-9]{2,40}$/.test(value)) throw invalid(key, 'a Slack channel id such as C0123456789 (Channel details → About, at the bottom)', raw, origin);
+    return value;
+  };
+}
+
 /** A list of `{url, secret, events?}` in the file; JSON in an environment variable. */
 function configuredWebhooks(key: ConfigKey) {
   return (raw: unknown, origin: ValueOrigin): ConfiguredWebhook[] => {
@@ -343,6 +370,15 @@ export const SETTINGS = [
     8,
     'Of webhook_max_in_flight, the most one organization\'s endpoints may hold, so that endpoints which never answer cannot hold up everyone else\'s.',
     integerIn(1, 10_000),
+  ),
+  setting('slack_api_url', 'https://slack.com/api', "Slack's Web API base URL; change it only to point at a test double.", url),
+  setting('slack_bot_token', '', 'Slack bot token (xoxb-…) that posts reviews and updates them; prefer GREENLIGHT_SLACK_BOT_TOKEN. Empty: nothing is posted to Slack.', slackToken('xoxb-')),
+  setting('slack_channel', '', 'Slack channel id (C…, G…) each new review is posted to, with slack_bot_token; empty: none.', slackChannel),
+  setting(
+    'slack_signing_secret',
+    '',
+    "Your Slack app's signing secret (Basic Information → App Credentials); POST /integrations/slack/interactions and /events refuse what it did not sign. Prefer GREENLIGHT_SLACK_SIGNING_SECRET.",
+    text({ allowEmpty: true }),
   ),
   setting('max_webhooks_per_organization', 50, 'Hosted edition: webhook endpoints one organization may have; creating one more gets 409.', integerIn(1, 100_000)),
   setting('routing', NO_POLICY, 'Review policy: routing rules, default reviewers and expiry (see the README). Reloaded on SIGHUP or greenlight reload.', policy),

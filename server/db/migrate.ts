@@ -17,6 +17,7 @@ import * as workflows from './migrations/0015-workflows';
 import * as webhooks from './migrations/0016-webhooks';
 import * as auditHead from './migrations/0017-audit-head';
 import * as webhookDeliveryQueue from './migrations/0018-webhook-delivery-queue';
+import * as chatMessages from './migrations/0021-chat-messages';
 
 /**
  * Listed explicitly rather than globbed so the same list works from TypeScript sources,
@@ -41,6 +42,7 @@ export const MIGRATIONS = [
   { name: '0016-webhooks', up: webhooks.up, down: webhooks.down },
   { name: '0017-audit-head', up: auditHead.up, down: auditHead.down },
   { name: '0018-webhook-delivery-queue', up: webhookDeliveryQueue.up, down: webhookDeliveryQueue.down },
+  { name: '0021-chat-messages', up: chatMessages.up, down: chatMessages.down },
 ];
 
 const MIGRATION_TABLE = 'schema_migrations';

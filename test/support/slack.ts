@@ -84,6 +84,8 @@ export class FakeSlack {
   /** Tokens `auth.revoke` revoked: calls with them answer `token_revoked`. */
   readonly revoked = new Set<string>();
   readonly options: Required<FakeSlackOptions>;
+  /** Requests cut off while down. */
+  refused = 0;
   private down = false;
   private readonly limited = new Map<string, { times: number; retryAfterSeconds: number }>();
   private readonly sockets = new Set<Socket>();
@@ -202,6 +204,7 @@ export class FakeSlack {
 
   private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     if (this.down) {
+      this.refused += 1;
       request.socket.destroy();
       return;
     }
