@@ -78,6 +78,14 @@ export async function launchApi(config: Config, options: StartOptions = {}): Pro
     blockingTimeoutSeconds: config.blocking_timeout_seconds,
     log,
     validateResponses: options.validateResponses,
+    slack: {
+      signingSecret: config.slack_signing_secret,
+      inbound: services.slack?.inbound ?? null,
+      // Self-hosted: the app's tokens are settings; an uninstall shows as their calls failing, logged by the dispatcher.
+      onEvent: async (event) => log.info('Slack event received', { type: event.type, team_id: event.team_id }),
+      log,
+      clock: options.clock,
+    },
   });
   const limits = {
     ...connectionLimitsFor({ maxWaitingRequests: config.max_waiting_requests, outgoingSockets: services.background.outgoingSockets }),

@@ -6,13 +6,8 @@ import type { AttachmentStore } from '../db/attachment-store';
 import type { ReviewStore } from '../db/review-store';
 import type { WebhookStore } from '../db/webhook-store';
 import type { ChatMessageStore } from '../db/chat-message-store';
-import type { AgentStore } from '../db/agent-store';
-import type { ReviewCard } from '../domain/chat/records';
-import { INSTALLATION } from '../domain/shared/principal';
 import { ChatDispatcher } from '../integrations/chat-dispatcher';
-import { SlackChatProvider } from '../integrations/slack/provider';
-import { SlackWebApi } from '../integrations/slack/web-api';
-import { publicUrlOf } from '../config/settings';
+import type { SlackParts } from './slack';
 import type { EventFeed } from '../domain/shared/events';
 import { ReviewExpiry } from '../domain/reviews/expiry';
 import type { Policy } from '../domain/routing/review-policy';
@@ -40,11 +35,13 @@ export interface BackgroundWorkOptions {
   config: Config;
   edition: EditionPlan;
   storage: Storage;
-  stores: { reviews: ReviewStore; attachments: AttachmentStore; webhooks: WebhookStore; agents: AgentStore; slackMessages: ChatMessageStore };
+  stores: { reviews: ReviewStore; attachments: AttachmentStore; webhooks: WebhookStore; slackMessages: ChatMessageStore };
   unitOfWork: UnitOfWork;
   feed: EventFeed;
   outbox: Outbox;
   reviews: ReviewUseCases;
+  /** The installation's Slack app, whose messages are posted here. */
+  slack: SlackParts | null;
   policy: () => Policy;
   log: Logger;
   clock: () => number;
@@ -94,23 +91,11 @@ async function startWebhookDeliveries(options: BackgroundWorkOptions): Promise<{
 
 /** Messages owed to Slack, posted and kept up to date with the installation's bot token. */
 async function startSlackMessages(options: BackgroundWorkOptions): Promise<ChatDispatcher | undefined> {
-  const { config, stores, feed, log, clock } = options;
-  if (!config.slack_bot_token) return undefined;
-  const provider = new SlackChatProvider(new SlackWebApi(config.slack_api_url, () => config.slack_bot_token));
-  const dispatcher = new ChatDispatcher({ messages: stores.slackMessages, provider, cardOf: reviewCards(config, stores), feed, log, clock });
+  const { slack, stores, feed, log, clock } = options;
+  if (!slack) return undefined;
+  const dispatcher = new ChatDispatcher({ messages: stores.slackMessages, provider: slack.provider, cardOf: slack.cardOf, feed, log, clock });
   await dispatcher.start();
   return dispatcher;
-}
-
-/** A review as a chat message shows it: the record as it stands, its agent's name, its address in the dashboard. */
-function reviewCards(config: Config, stores: BackgroundWorkOptions['stores']): (reviewId: number) => Promise<ReviewCard | null> {
-  const dashboard = publicUrlOf(config);
-  return async (reviewId) => {
-    const review = await stores.reviews.findById(INSTALLATION, reviewId);
-    if (review === null) return null;
-    const agent = review.agent_id !== null && review.organization_id !== null ? await stores.agents.find(review.organization_id, review.agent_id) : null;
-    return { review, agent_name: agent?.name ?? null, dashboard_url: `${dashboard}/#/reviews/${review.id}` };
-  };
 }
 
 /**

@@ -15,6 +15,7 @@ import { WorkflowStore } from '../db/workflow-store';
 import { WebhookStore } from '../db/webhook-store';
 import { ChatMessageStore } from '../db/chat-message-store';
 import { chatEnqueuer } from '../domain/chat/messages';
+import { type SlackParts, slackChannelOf, slackParts } from './slack';
 import { StatisticsQuery } from '../db/statistics-query';
 import { DatabaseUnitOfWork } from '../db/unit-of-work';
 import { AttachmentService } from '../domain/reviews/attachments';
@@ -66,6 +67,8 @@ export interface Services {
   files: AttachmentFiles;
   statistics: StatisticsService;
   hosted: HostedServices;
+  /** The self-hosted installation's Slack app, when set up. */
+  slack: SlackParts | null;
   background: BackgroundWork;
   disk(): Promise<DiskReport>;
   /** Puts a reloaded policy in force for new reviews and the next expiries; waiting agents are untouched. */
@@ -119,14 +122,6 @@ function writesOn(db: Database, stores: Stores, config: Config, clock: () => num
   return { feed, outbox, unitOfWork };
 }
 
-/**
- * The channel every new review goes to: the self-hosted installation's `slack_channel`, when a
- * bot token can post there. (A hosted organization's workspace is its own, installed by OAuth.)
- */
-export function slackChannelOf(config: Config): string | null {
-  return editionOf(config).organizations || !config.slack_bot_token || !config.slack_channel ? null : config.slack_channel;
-}
-
 /** The review policy in force, which a reload replaces. */
 function policyHolder(initial: Policy): { current: () => Policy; replace: (policy: Policy) => void } {
   let policy = initial;
@@ -158,7 +153,8 @@ export async function openServices(config: Config, log: Logger, { clock = Date.n
     clock,
   });
   const attachments = attachmentService(config, storage, stores, unitOfWork, clock);
-  const background = await startBackgroundWork({ config, edition, storage, stores, unitOfWork, feed, outbox, reviews, policy: policy.current, log, clock });
+  const slack = slackParts(config, stores, reviews, log);
+  const background = await startBackgroundWork({ config, edition, storage, stores, unitOfWork, feed, outbox, reviews, slack, policy: policy.current, log, clock });
   return {
     edition,
     db,
@@ -171,6 +167,7 @@ export async function openServices(config: Config, log: Logger, { clock = Date.n
     files: storage.files,
     statistics: new StatisticsService(stores.statistics, clock),
     hosted,
+    slack,
     background,
     disk: () => storage.diskSpace.report(),
     replacePolicy: policy.replace,

@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { WebSocket, WebSocketServer } from 'ws';
@@ -294,4 +294,72 @@ export class FakeSlack {
     const value = String(this.nextTs++);
     return `${value.slice(0, 10)}.${value.slice(10)}`;
   }
+}
+
+// ── What Slack sends ─────────────────────────────────────────────────────────────────────────
+
+/** `v0=` and the hex HMAC-SHA256 of `v0:{timestamp}:{body}`, as Slack signs its requests. */
+export function signSlack(secret: string, timestamp: string, body: string): string {
+  return `v0=${createHmac('sha256', secret).update(`v0:${timestamp}:${body}`).digest('hex')}`;
+}
+
+export interface SignedRequestOptions {
+  /** Seconds; now by default. */
+  timestamp?: string;
+  /** Overrides the signature (a bad or missing one: null sends none). */
+  signature?: string | null;
+  contentType?: string;
+}
+
+/** POSTs `body` to Greenlight's `path` as Slack does: signed with `secret`. */
+export async function postAsSlack(baseUrl: string, path: string, body: string, secret: string, options: SignedRequestOptions = {}): Promise<{ status: number; body: any }> {
+  const timestamp = options.timestamp ?? String(Math.floor(Date.now() / 1000));
+  const signature = options.signature === undefined ? signSlack(secret, timestamp, body) : options.signature;
+  const response = await fetch(`${baseUrl}${path}`, {
+    method: 'POST',
+    headers: {
+      'content-type': options.contentType ?? 'application/x-www-form-urlencoded',
+      'x-slack-request-timestamp': timestamp,
+      ...(signature === null ? {} : { 'x-slack-signature': signature }),
+    },
+    body,
+  });
+  const text = await response.text();
+  return { status: response.status, body: text === '' ? undefined : JSON.parse(text) };
+}
+
+/** An interaction payload as Slack posts it: the form field `payload`. */
+export function interactionBody(payload: unknown): string {
+  return new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
+}
+
+/** A click on a review message's button (`block_actions`), by `userId`. */
+export function clickPayload(actionId: string, reviewId: number, userId: string, message: { channel: string; ts: string }): Record<string, unknown> {
+  return {
+    type: 'block_actions',
+    user: { id: userId, username: userId.toLowerCase(), team_id: 'T0FAKE' },
+    team: { id: 'T0FAKE', domain: 'fake' },
+    api_app_id: 'A0FAKE',
+    trigger_id: `trigger-${Math.random().toString(36).slice(2)}`,
+    container: { type: 'message', message_ts: message.ts, channel_id: message.channel, is_ephemeral: false },
+    channel: { id: message.channel, name: 'reviews' },
+    message: { type: 'message', ts: message.ts },
+    response_url: 'https://hooks.slack.invalid/actions/T0FAKE/1/x',
+    actions: [{ type: 'button', action_id: actionId, block_id: `gl.review.${reviewId}`, value: String(reviewId), action_ts: '1.2' }],
+  };
+}
+
+/** A submitted modal (`view_submission`): the view Greenlight opened, with `values` typed into its inputs. */
+export function submissionPayload(view: Record<string, any>, userId: string, values: Record<string, string>): Record<string, unknown> {
+  return {
+    type: 'view_submission',
+    user: { id: userId, team_id: 'T0FAKE' },
+    team: { id: 'T0FAKE', domain: 'fake' },
+    api_app_id: 'A0FAKE',
+    view: {
+      ...view,
+      id: 'V0FAKE',
+      state: { values: Object.fromEntries(Object.entries(values).map(([id, value]) => [id, { [id]: { type: 'plain_text_input', value } }])) },
+    },
+  };
 }

@@ -1,5 +1,6 @@
 /** What reviews in a chat workspace need from the world: the provider's API, and the messages' outbox. */
 
+import type { Principal } from '../shared/principal';
 import type { Tx } from '../shared/unit-of-work';
 import type { ChatForm, ChatInteraction, ChatMessageRef, ChatProfile, ChatUser, ReviewCard } from './records';
 
@@ -67,4 +68,14 @@ export interface ChatMessageRepository {
   recordFailure(id: number, error: string, nextAttemptAt: number | null, now: number): Promise<void>;
   /** Where the review's message is, once posted. */
   find(reviewId: number): Promise<ChatMessageRef | null>;
+}
+
+/** Who a chat user decides as, or why they may not decide at all. */
+export type ChatDecider =
+  | { ok: true; principal: Principal; reviewer_name: string | null }
+  | { ok: false; reason: string };
+
+/** Maps the chat's users to the people who decide reviews. */
+export interface ChatDeciders {
+  deciderOf(user: ChatUser): Promise<ChatDecider>;
 }

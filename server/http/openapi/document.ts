@@ -99,6 +99,7 @@ export function generateDocument(): object {
         { name: 'routing', description: 'Routing rules of an organization (hosted edition only)' },
         { name: 'webhooks', description: 'Webhook endpoints of an organization and their deliveries (hosted edition only)' },
         { name: 'sessions', description: 'Signing in to the dashboard, and invitation links (hosted edition only)' },
+        { name: 'integrations', description: 'Reviews in Slack: its signed requests, and (hosted edition) installing it' },
         { name: 'health', description: 'Liveness and database reachability' },
         { name: 'documentation', description: 'This document' },
       ],

@@ -1,0 +1,65 @@
+import { type Config, publicUrlOf } from '../config/settings';
+import type { AgentStore } from '../db/agent-store';
+import type { ReviewStore } from '../db/review-store';
+import { InstallationChatDeciders } from '../domain/chat/deciders';
+import { ChatInteractions } from '../domain/chat/interactions';
+import type { ChatProvider } from '../domain/chat/ports';
+import type { ReviewCard } from '../domain/chat/records';
+import type { ReviewUseCases } from '../domain/reviews/use-cases';
+import { INSTALLATION } from '../domain/shared/principal';
+import type { Log } from '../domain/shared/unit-of-work';
+import { SlackInbound } from '../integrations/slack/inbound';
+import { SlackChatProvider } from '../integrations/slack/provider';
+import { SlackWebApi } from '../integrations/slack/web-api';
+import { editionOf } from './edition';
+
+/** Slack as this installation uses it: the API it calls, and what handles what Slack sends. */
+export interface SlackParts {
+  provider: ChatProvider;
+  inbound: SlackInbound;
+  /** A review as its message shows it. */
+  cardOf: (reviewId: number) => Promise<ReviewCard | null>;
+}
+
+/**
+ * The channel every new review goes to: the self-hosted installation's `slack_channel`, when a
+ * bot token can post there. (A hosted organization's workspace would be its own, installed by OAuth.)
+ */
+export function slackChannelOf(config: Config): string | null {
+  return slackOf(config) && config.slack_channel ? config.slack_channel : null;
+}
+
+function slackOf(config: Config): boolean {
+  return !editionOf(config).organizations && config.slack_bot_token !== '';
+}
+
+/** The review in the dashboard (`#/reviews/{id}`). */
+export function dashboardLinkOf(config: Config): (reviewId: number) => string {
+  const dashboard = publicUrlOf(config);
+  return (reviewId) => `${dashboard}/#/reviews/${reviewId}`;
+}
+
+/** The self-hosted installation's Slack app, when `slack_bot_token` is set; null otherwise. */
+export function slackParts(config: Config, stores: { reviews: ReviewStore; agents: AgentStore }, reviews: ReviewUseCases, log: Log): SlackParts | null {
+  if (!slackOf(config)) return null;
+  const provider = new SlackChatProvider(new SlackWebApi(config.slack_api_url, () => config.slack_bot_token));
+  const dashboardUrl = dashboardLinkOf(config);
+  const interactions = new ChatInteractions({
+    provider,
+    deciders: new InstallationChatDeciders(provider),
+    decideAs: (principal, reviewId, input) => reviews.deciding.decideAs(principal, reviewId, input),
+    review: (scope, reviewId) => reviews.reading.get(scope, reviewId),
+    dashboardUrl,
+    log,
+  });
+  return {
+    provider,
+    inbound: new SlackInbound(provider, interactions, log),
+    cardOf: async (reviewId) => {
+      const review = await stores.reviews.findById(INSTALLATION, reviewId);
+      if (review === null) return null;
+      const agent = review.agent_id !== null && review.organization_id !== null ? await stores.agents.find(review.organization_id, review.agent_id) : null;
+      return { review, agent_name: agent?.name ?? null, dashboard_url: dashboardUrl(review.id) };
+    },
+  };
+}
