@@ -32,6 +32,7 @@ const ON_POSTGRES = [
   'test/http/sign-in.test.ts',
   'test/http/slack-interactions.test.ts',
   'test/http/slack-messages.test.ts',
+  'test/http/slack-socket-mode.test.ts',
   'test/http/tenancy.test.ts',
   'test/http/webhooks.test.ts',
   'test/http/workflows.test.ts',

@@ -81,8 +81,7 @@ export async function launchApi(config: Config, options: StartOptions = {}): Pro
     slack: {
       signingSecret: config.slack_signing_secret,
       inbound: services.slack?.inbound ?? null,
-      // Self-hosted: the app's tokens are settings; an uninstall shows as their calls failing, logged by the dispatcher.
-      onEvent: async (event) => log.info('Slack event received', { type: event.type, team_id: event.team_id }),
+      onEvent: services.slack?.onEvent ?? (async () => {}),
       log,
       clock: options.clock,
     },

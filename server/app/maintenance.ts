@@ -89,13 +89,21 @@ async function startWebhookDeliveries(options: BackgroundWorkOptions): Promise<{
   return { sender, inFlight: limits.inFlight };
 }
 
-/** Messages owed to Slack, posted and kept up to date with the installation's bot token. */
-async function startSlackMessages(options: BackgroundWorkOptions): Promise<ChatDispatcher | undefined> {
+/** Messages owed to Slack, posted and kept up to date with the installation's bot token; clicks over Socket Mode. */
+async function startSlackMessages(options: BackgroundWorkOptions): Promise<{ wake(): void; stop(): Promise<void> } | undefined> {
   const { slack, stores, feed, log, clock } = options;
   if (!slack) return undefined;
   const dispatcher = new ChatDispatcher({ messages: stores.slackMessages, provider: slack.provider, cardOf: slack.cardOf, feed, log, clock });
   await dispatcher.start();
-  return dispatcher;
+  // Clicks over Socket Mode: a first connection that fails is retried in the background, never holding up the start.
+  void slack.socket?.start();
+  return {
+    wake: () => dispatcher.wake(),
+    stop: async () => {
+      await slack.socket?.stop();
+      await dispatcher.stop();
+    },
+  };
 }
 
 /**

@@ -8,9 +8,11 @@ import type { ReviewCard } from '../domain/chat/records';
 import type { ReviewUseCases } from '../domain/reviews/use-cases';
 import { INSTALLATION } from '../domain/shared/principal';
 import type { Log } from '../domain/shared/unit-of-work';
+import type { SlackEventHandler } from '../integrations/slack/events';
 import { SlackInbound } from '../integrations/slack/inbound';
 import { SlackChatProvider } from '../integrations/slack/provider';
 import { SlackWebApi } from '../integrations/slack/web-api';
+import { SocketModeClient } from '../integrations/slack/socket-mode';
 import { editionOf } from './edition';
 
 /** Slack as this installation uses it: the API it calls, and what handles what Slack sends. */
@@ -19,6 +21,17 @@ export interface SlackParts {
   inbound: SlackInbound;
   /** A review as its message shows it. */
   cardOf: (reviewId: number) => Promise<ReviewCard | null>;
+  /** Socket Mode, with `slack_app_token`: started with the background work. */
+  socket: SocketModeClient | null;
+  /** What Slack's events do here (HTTP or Socket Mode). */
+  onEvent: SlackEventHandler;
+}
+
+/** Self-hosted: the app's tokens are settings; an uninstall shows as their calls failing, logged by the dispatcher. */
+function installationEvents(log: Log): SlackEventHandler {
+  return async (event) => {
+    if (event.type === 'app_uninstalled' || event.type === 'tokens_revoked') log.error('the Slack app was uninstalled or its tokens revoked: set new slack_bot_token and slack_app_token', { type: event.type, team_id: event.team_id });
+  };
 }
 
 /**
@@ -52,9 +65,13 @@ export function slackParts(config: Config, stores: { reviews: ReviewStore; agent
     dashboardUrl,
     log,
   });
+  const inbound = new SlackInbound(provider, interactions, log);
+  const onEvent = installationEvents(log);
   return {
     provider,
-    inbound: new SlackInbound(provider, interactions, log),
+    inbound,
+    onEvent,
+    socket: config.slack_app_token ? new SocketModeClient({ api: new SlackWebApi(config.slack_api_url, () => config.slack_app_token), inbound, onEvent, log }) : null,
     cardOf: async (reviewId) => {
       const review = await stores.reviews.findById(INSTALLATION, reviewId);
       if (review === null) return null;

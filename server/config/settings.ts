@@ -63,6 +63,8 @@ export interface Config {
   slack_bot_token: string;
   /** The Slack channel id (C…) every new review is posted to; empty: none. */
   slack_channel: string;
+  /** The app-level token (`xapp-…`) that opens Slack's Socket Mode: clicks arrive without a public URL. */
+  slack_app_token: string;
   /** Slack's signing secret: interactions and events arriving over HTTP are checked against it. */
   slack_signing_secret: string;
   /** Self-hosted edition: webhook endpoints that receive every event of the installation. */
@@ -373,6 +375,12 @@ export const SETTINGS = [
   ),
   setting('slack_api_url', 'https://slack.com/api', "Slack's Web API base URL; change it only to point at a test double.", url),
   setting('slack_bot_token', '', 'Slack bot token (xoxb-…) that posts reviews and updates them; prefer GREENLIGHT_SLACK_BOT_TOKEN. Empty: nothing is posted to Slack.', slackToken('xoxb-')),
+  setting(
+    'slack_app_token',
+    '',
+    'Slack app-level token (xapp-…, scope connections:write) for Socket Mode: clicks in Slack reach this server over a connection it opens, so no public URL is needed. Prefer GREENLIGHT_SLACK_APP_TOKEN.',
+    slackToken('xapp-'),
+  ),
   setting('slack_channel', '', 'Slack channel id (C…, G…) each new review is posted to, with slack_bot_token; empty: none.', slackChannel),
   setting(
     'slack_signing_secret',

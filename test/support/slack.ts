@@ -84,6 +84,8 @@ export class FakeSlack {
   /** Tokens `auth.revoke` revoked: calls with them answer `token_revoked`. */
   readonly revoked = new Set<string>();
   readonly options: Required<FakeSlackOptions>;
+  /** Socket Mode connections opening and closing, in order: `open 1`, `close 1`… */
+  readonly socketLog: string[] = [];
   /** Requests cut off while down. */
   refused = 0;
   private down = false;
@@ -191,11 +193,15 @@ export class FakeSlack {
     this.wss.handleUpgrade(request, socket, head, (ws) => {
       const connection: SocketConnection = { number: this.connections.length + 1, socket: ws, acks: [], closed: false };
       this.connections.push(connection);
+      this.socketLog.push(`open ${connection.number}`);
       ws.on('message', (data: Buffer) => {
         const message = JSON.parse(data.toString('utf8')) as { envelope_id?: string; payload?: unknown };
         if (message.envelope_id) connection.acks.push({ envelope_id: message.envelope_id, payload: message.payload });
       });
-      ws.on('close', () => (connection.closed = true));
+      ws.on('close', () => {
+        connection.closed = true;
+        this.socketLog.push(`close ${connection.number}`);
+      });
       ws.send(JSON.stringify({ type: 'hello', num_connections: this.connections.filter((c) => !c.closed).length, connection_info: { app_id: 'A0FAKE' }, debug_info: { host: 'fake-slack', approximate_connection_time: 18060 } }));
     });
   }

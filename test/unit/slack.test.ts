@@ -3,6 +3,7 @@ import { ChatUnavailable } from '../../server/domain/chat/ports';
 import type { ReviewCard } from '../../server/domain/chat/records';
 import type { ReviewRecord } from '../../server/domain/reviews/records';
 import { formView, MAX_ACTION_SHOWN, reviewMessage } from '../../server/integrations/slack/blocks';
+import { slackManifest } from '../../server/integrations/slack/manifest';
 import { SlackChatProvider } from '../../server/integrations/slack/provider';
 import { slackSignature, verifySlackSignature } from '../../server/integrations/slack/signature';
 import { SlackWebApi } from '../../server/integrations/slack/web-api';
@@ -185,5 +186,28 @@ describe('Slack as a ChatProvider, against a fake Slack on loopback', () => {
     expect(provider.parseInteraction({ type: 'block_actions', user, trigger_id: 't', actions: [{ action_id: 'gl.approve', value: '42; drop' }] })).toEqual({ kind: 'ignored' });
     expect(provider.parseInteraction({ type: 'view_closed', user })).toEqual({ kind: 'ignored' });
     expect(provider.parseInteraction('nonsense')).toEqual({ kind: 'ignored' });
+  });
+});
+
+describe('the Slack app manifest (greenlight slack manifest)', () => {
+  it('asks for Socket Mode and no public URL by default, with the four bot scopes and the uninstall events', () => {
+    const manifest = slackManifest({ name: 'Greenlight' }) as any;
+    expect(manifest.oauth_config.scopes.bot).toEqual(['chat:write', 'im:write', 'users:read', 'users:read.email']);
+    expect(manifest.settings).toEqual({
+      event_subscriptions: { bot_events: ['app_uninstalled', 'tokens_revoked'] },
+      interactivity: { is_enabled: true },
+      org_deploy_enabled: false,
+      socket_mode_enabled: true,
+      token_rotation_enabled: false,
+    });
+    expect(JSON.stringify(manifest)).not.toContain('request_url');
+  });
+
+  it('with a public URL, points Slack at the interactions and events endpoints instead', () => {
+    const manifest = slackManifest({ name: 'Reviews', publicApiUrl: 'https://greenlight.example.com/api/' }) as any;
+    expect(manifest.settings.socket_mode_enabled).toBe(false);
+    expect(manifest.settings.interactivity.request_url).toBe('https://greenlight.example.com/api/integrations/slack/interactions');
+    expect(manifest.settings.event_subscriptions.request_url).toBe('https://greenlight.example.com/api/integrations/slack/events');
+    expect(manifest.features.bot_user.display_name).toBe('Reviews');
   });
 });

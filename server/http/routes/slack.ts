@@ -1,11 +1,10 @@
 import express, { type Request, type Response, Router } from 'express';
 import type { Log } from '../../domain/shared/unit-of-work';
+import type { SlackEventHandler } from '../../integrations/slack/events';
 import type { SlackInbound } from '../../integrations/slack/inbound';
 import { verifySlackSignature } from '../../integrations/slack/signature';
 import { sendProblem } from '../problems';
 
-/** Slack's Events API deliveries this server acts on (hosted: `app_uninstalled`, `tokens_revoked`). */
-export type SlackEventHandler = (event: { type: string; team_id: string | null; payload: Record<string, unknown> }) => Promise<void>;
 
 export interface SlackHttpOptions {
   /** `slack_signing_secret`: empty refuses every request. */
