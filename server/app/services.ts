@@ -15,7 +15,7 @@ import { WorkflowStore } from '../db/workflow-store';
 import { WebhookStore } from '../db/webhook-store';
 import { ChatMessageStore } from '../db/chat-message-store';
 import { chatEnqueuer } from '../domain/chat/messages';
-import { type SlackParts, slackChannelOf, slackParts } from './slack';
+import { type SlackParts, slackDestinationOf, slackParts } from './slack';
 import { StatisticsQuery } from '../db/statistics-query';
 import { DatabaseUnitOfWork } from '../db/unit-of-work';
 import { AttachmentService } from '../domain/reviews/attachments';
@@ -109,14 +109,15 @@ type Stores = ReturnType<typeof storesOn>;
  * How changes are written: each in one transaction with the events it records (the outbox), and
  * in the edition's audit log and webhook deliveries.
  */
-function writesOn(db: Database, stores: Stores, config: Config, clock: () => number, log: Logger): { feed: EventFeed; outbox: Outbox; unitOfWork: UnitOfWork } {
+function writesOn(db: Database, stores: Stores, config: Config, policy: () => Policy, clock: () => number, log: Logger): { feed: EventFeed; outbox: Outbox; unitOfWork: UnitOfWork } {
   const edition = editionOf(config);
+  const slackDestination = slackDestinationOf(config, policy);
   const feed = new EventFeed((event, error) => log.error('event listener failed', { event: event.type, error: String(error) }));
   const outbox = new Outbox(db, clock);
   const unitOfWork = new DatabaseUnitOfWork(db, outbox, feed, {
     auditLog: edition.organizations ? stores.audit : undefined,
     webhooks: edition.webhooks === 'none' ? undefined : webhookEnqueuer(stores.webhooks, clock, edition.webhooks === 'installation'),
-    chat: slackChannelOf(config) === null ? undefined : chatEnqueuer(stores.slackMessages, async () => slackChannelOf(config), clock),
+    chat: slackDestination === null ? undefined : chatEnqueuer(stores.slackMessages, slackDestination, clock),
     clock,
   });
   return { feed, outbox, unitOfWork };
@@ -134,8 +135,8 @@ export async function openServices(config: Config, log: Logger, { clock = Date.n
   const storage = await openStorage(config, log, clock);
   const { db } = storage;
   const stores = storesOn(db);
-  const { feed, outbox, unitOfWork } = writesOn(db, stores, config, clock, log);
   const policy = policyHolder(config.routing);
+  const { feed, outbox, unitOfWork } = writesOn(db, stores, config, policy.current, clock, log);
   const waiters = new DecisionWaiters(feed);
   const hosted = hostedServices(config, stores, unitOfWork, clock, passwordCost, () => background.wakeWebhooks());
   const reviews = reviewUseCases({

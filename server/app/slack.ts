@@ -4,6 +4,8 @@ import type { ReviewStore } from '../db/review-store';
 import { InstallationChatDeciders } from '../domain/chat/deciders';
 import { ChatInteractions } from '../domain/chat/interactions';
 import type { ChatProvider } from '../domain/chat/ports';
+import type { ChatDestination } from '../domain/chat/messages';
+import { type Policy, slackChannelOfRule } from '../domain/routing/review-policy';
 import type { ReviewCard } from '../domain/chat/records';
 import type { ReviewUseCases } from '../domain/reviews/use-cases';
 import { INSTALLATION } from '../domain/shared/principal';
@@ -35,11 +37,13 @@ function installationEvents(log: Log): SlackEventHandler {
 }
 
 /**
- * The channel every new review goes to: the self-hosted installation's `slack_channel`, when a
- * bot token can post there. (A hosted organization's workspace would be its own, installed by OAuth.)
+ * Where a new review is posted, when a bot token can post (self-hosted): the channel of the
+ * routing rule that routed it (`slack_channel_id`), else `slack_channel`, else nowhere. Read
+ * at each review, so a reloaded policy's channels apply to the next one.
  */
-export function slackChannelOf(config: Config): string | null {
-  return slackOf(config) && config.slack_channel ? config.slack_channel : null;
+export function slackDestinationOf(config: Config, policy: () => Policy): ChatDestination | null {
+  if (!slackOf(config)) return null;
+  return async (_tx, review) => slackChannelOfRule(policy(), review.routing_rule) ?? (config.slack_channel || null);
 }
 
 function slackOf(config: Config): boolean {

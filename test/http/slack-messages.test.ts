@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { compilePolicy } from '../../server/domain/routing/review-policy';
 import { call, sampleReview, startTestServer, type TestServer } from '../support/server';
 import { FakeSlack } from '../support/slack';
 
@@ -91,6 +92,48 @@ describe('reviews posted to Slack through the outbox', () => {
     const [message] = messagesOf(created.body.id);
     expect(JSON.stringify(message.blocks)).toContain('*Approved* by ana');
     expect(message.blocks.at(-1)!.elements).toHaveLength(1);
+  });
+});
+
+describe('channels chosen by routing rules', () => {
+  it('posts what a rule with slack_channel_id routes to its channel, and with no slack_channel nothing else', async () => {
+    const routed = await startTestServer({
+      slack_api_url: slack.apiUrl,
+      slack_bot_token: slack.options.botToken,
+      slack_channel: '',
+      routing: compilePolicy({
+        rules: [{ name: 'payments', priority: 10, conditions: { task_type: { operator: '=', value: 'refund' } }, assign_to: 'finance@example.com', slack_channel_id: 'C0FINANCE' }],
+      }),
+    });
+    try {
+      const refund = await call(routed.url, 'POST', '/reviews', { task_type: 'refund', proposed_action: 'Refund order 9 (rule channel)' });
+      const other = await call(routed.url, 'POST', '/reviews', { task_type: 'deploy', proposed_action: 'Deploy (no channel)' });
+      await expect.poll(() => slack.messages.filter((m) => m.text.includes(`#${refund.body.id}:`) && m.channel === 'C0FINANCE').length).toBe(1);
+      // The refund's message is the last thing owed; the other review owes none.
+      const [{ count }] = (await routed.test.sequelize.query('SELECT COUNT(*) AS count FROM chat_messages WHERE review_id = $id', { bind: { id: other.body.id }, type: 'SELECT' })) as Array<{ count: number }>;
+      expect(Number(count)).toBe(0);
+    } finally {
+      await routed.dispose();
+    }
+  });
+});
+
+describe('an expiry', () => {
+  it('updates the message with the policy\'s decision', async () => {
+    const expiring = await startTestServer({ slack_api_url: slack.apiUrl, slack_bot_token: slack.options.botToken, slack_channel: CHANNEL, routing: compilePolicy({ expiry: { critical: 1 } }) });
+    try {
+      const created = await call(expiring.url, 'POST', '/reviews', { task_type: 'expiring', proposed_action: 'expires in a second', urgency: 'critical' });
+      // Review ids start again in each server's database: the message is found by its action.
+      const ofThisServer = () => slack.messages.filter((m) => m.text.includes(`#${created.body.id}:`) && JSON.stringify(m.blocks).includes('expires in a second'));
+      await expect.poll(() => ofThisServer().length).toBe(1);
+      const [message] = ofThisServer();
+      expect(JSON.stringify(message.blocks)).toContain('Decided by policy if no one decides by');
+      await expect.poll(() => message.updates, { timeout: 15_000 }).toBe(1);
+      expect(JSON.stringify(message.blocks)).toContain(':alarm_clock: *Expired*');
+      expect(message.blocks.at(-1)!.elements).toHaveLength(1);
+    } finally {
+      await expiring.dispose();
+    }
   });
 });
 
