@@ -96,12 +96,14 @@ describe('a review as a Slack message (Block Kit)', () => {
     const message = reviewMessage(
       card({
         status: 'rejected',
+        expires_at: '2026-11-26T11:00:00.000Z',
         decision: { id: 1, review_id: 42, decision_type: 'reject', reviewer_id: 3, reviewer_name: 'ana@example.com', modified_action: null, notes: 'not on a Friday', created_at: '2026-11-26T10:05:00.000Z' },
       }),
     );
     const json = texts(message.blocks);
     expect(json).toContain(':x: *Rejected* by ana@example.com at <!date^1795687500^{date_short_pretty} {time}|2026-11-26T10:05:00.000Z>');
     expect(json).toContain('Reason: not on a Friday');
+    expect(json).not.toContain('Decided by policy');
     const actions = message.blocks.at(-1) as { elements: Array<{ action_id: string }> };
     expect(actions.elements.map((button) => button.action_id)).toEqual(['gl.open']);
     expect(message.text).toBe('Review (rejected) #42: deploy — high urgency');

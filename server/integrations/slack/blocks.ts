@@ -78,6 +78,7 @@ function facts(card: ReviewCard): Block {
 /** Where a pending review stands: its votes, and when it expires. */
 function progress(card: ReviewCard): Block[] {
   const { review } = card;
+  if (review.status !== 'pending') return [];
   const lines: string[] = [];
   const workflow = review.workflow;
   if (workflow && workflow.stage < workflow.stages.length) {
