@@ -30,6 +30,7 @@ const ON_POSTGRES = [
   'test/http/routing-rules.test.ts',
   'test/http/shutdown.test.ts',
   'test/http/sign-in.test.ts',
+  'test/http/slack-install.test.ts',
   'test/http/slack-interactions.test.ts',
   'test/http/slack-messages.test.ts',
   'test/http/slack-socket-mode.test.ts',

@@ -13,6 +13,7 @@ import type { ReviewToolsOptions } from '../mcp/tools';
 import { httpEditionOf } from './edition';
 import { listen } from './listen';
 import { openServices, type ServiceOptions, type Services } from './services';
+import { hostedSlackEvents } from './slack';
 
 /** The API as its host (the CLI, the desktop app, a test) holds it. */
 export interface RunningServer {
@@ -81,7 +82,7 @@ export async function launchApi(config: Config, options: StartOptions = {}): Pro
     slack: {
       signingSecret: config.slack_signing_secret,
       inbound: services.slack?.inbound ?? null,
-      onEvent: services.slack?.onEvent ?? (async () => {}),
+      onEvent: services.slack?.onEvent ?? hostedSlackEvents(services.hosted.chatInstallations),
       log,
       clock: options.clock,
     },

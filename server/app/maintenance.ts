@@ -7,7 +7,7 @@ import type { ReviewStore } from '../db/review-store';
 import type { WebhookStore } from '../db/webhook-store';
 import type { ChatMessageStore } from '../db/chat-message-store';
 import { ChatDispatcher } from '../integrations/chat-dispatcher';
-import type { SlackParts } from './slack';
+import type { ChatMessaging } from './slack';
 import type { EventFeed } from '../domain/shared/events';
 import { ReviewExpiry } from '../domain/reviews/expiry';
 import type { Policy } from '../domain/routing/review-policy';
@@ -40,8 +40,8 @@ export interface BackgroundWorkOptions {
   feed: EventFeed;
   outbox: Outbox;
   reviews: ReviewUseCases;
-  /** The installation's Slack app, whose messages are posted here. */
-  slack: SlackParts | null;
+  /** What posts the messages owed to Slack (the installation's app, or the organizations' installs). */
+  slack: ChatMessaging | null;
   policy: () => Policy;
   log: Logger;
   clock: () => number;
@@ -93,7 +93,7 @@ async function startWebhookDeliveries(options: BackgroundWorkOptions): Promise<{
 async function startSlackMessages(options: BackgroundWorkOptions): Promise<{ wake(): void; stop(): Promise<void> } | undefined> {
   const { slack, stores, feed, log, clock } = options;
   if (!slack) return undefined;
-  const dispatcher = new ChatDispatcher({ messages: stores.slackMessages, provider: slack.provider, cardOf: slack.cardOf, feed, log, clock });
+  const dispatcher = new ChatDispatcher({ messages: stores.slackMessages, providerFor: slack.providerFor, cardOf: slack.cardOf, feed, log, clock });
   await dispatcher.start();
   // Clicks over Socket Mode: a first connection that fails is retried in the background, never holding up the start.
   void slack.socket?.start();

@@ -14,8 +14,10 @@ import { RoutingRuleStore } from '../db/routing-rule-store';
 import { WorkflowStore } from '../db/workflow-store';
 import { WebhookStore } from '../db/webhook-store';
 import { ChatMessageStore } from '../db/chat-message-store';
+import { SlackInstallationStore } from '../db/slack-installation-store';
+import type { ChatInstallations } from '../domain/chat/installations';
 import { chatEnqueuer } from '../domain/chat/messages';
-import { type SlackParts, slackDestinationOf, slackParts } from './slack';
+import { chatInstallationsOf, hostedSlackDestinationOf, hostedSlackMessaging, type SlackParts, slackDestinationOf, slackParts } from './slack';
 import { StatisticsQuery } from '../db/statistics-query';
 import { DatabaseUnitOfWork } from '../db/unit-of-work';
 import { AttachmentService } from '../domain/reviews/attachments';
@@ -35,7 +37,7 @@ import { StatisticsService } from '../domain/reviews/statistics';
 import { DecisionWaiters } from '../domain/reviews/waiters';
 import type { Policy } from '../domain/routing/review-policy';
 import type { UnitOfWork } from '../domain/shared/unit-of-work';
-import type { Logger } from '../logging';
+import { type Logger, silentLogger } from '../logging';
 import type { AttachmentFiles } from '../storage/attachment-files';
 import { type Storage, openStorage } from './database';
 import { type EditionPlan, editionOf } from './edition';
@@ -51,6 +53,8 @@ export interface HostedServices {
   routing: OrganizationRouting;
   workflows: Workflows;
   webhooks: WebhookService;
+  /** Organizations' Slack workspaces, installed with OAuth. */
+  chatInstallations: ChatInstallations;
 }
 
 /** Everything behind the HTTP layer, wired to one database. Known to `app/` alone: others get a handle. */
@@ -100,6 +104,7 @@ function storesOn(db: Database) {
     workflows: new WorkflowStore(db),
     webhooks: new WebhookStore(db),
     slackMessages: new ChatMessageStore(db, 'slack'),
+    slackInstallations: new SlackInstallationStore(db),
   };
 }
 
@@ -111,7 +116,7 @@ type Stores = ReturnType<typeof storesOn>;
  */
 function writesOn(db: Database, stores: Stores, config: Config, policy: () => Policy, clock: () => number, log: Logger): { feed: EventFeed; outbox: Outbox; unitOfWork: UnitOfWork } {
   const edition = editionOf(config);
-  const slackDestination = slackDestinationOf(config, policy);
+  const slackDestination = slackDestinationOf(config, policy) ?? hostedSlackDestinationOf(config, stores.slackInstallations);
   const feed = new EventFeed((event, error) => log.error('event listener failed', { event: event.type, error: String(error) }));
   const outbox = new Outbox(db, clock);
   const unitOfWork = new DatabaseUnitOfWork(db, outbox, feed, {
@@ -138,7 +143,7 @@ export async function openServices(config: Config, log: Logger, { clock = Date.n
   const policy = policyHolder(config.routing);
   const { feed, outbox, unitOfWork } = writesOn(db, stores, config, policy.current, clock, log);
   const waiters = new DecisionWaiters(feed);
-  const hosted = hostedServices(config, stores, unitOfWork, clock, passwordCost, () => background.wakeWebhooks());
+  const hosted = hostedServices(config, stores, unitOfWork, clock, passwordCost, () => background.wakeWebhooks(), log);
   const reviews = reviewUseCases({
     reviews: stores.reviews,
     agents: stores.agents,
@@ -155,7 +160,8 @@ export async function openServices(config: Config, log: Logger, { clock = Date.n
   });
   const attachments = attachmentService(config, storage, stores, unitOfWork, clock);
   const slack = slackParts(config, stores, reviews, log);
-  const background = await startBackgroundWork({ config, edition, storage, stores, unitOfWork, feed, outbox, reviews, slack, policy: policy.current, log, clock });
+  const messaging = slack ?? hostedSlackMessaging(config, stores, hosted.chatInstallations);
+  const background = await startBackgroundWork({ config, edition, storage, stores, unitOfWork, feed, outbox, reviews, slack: messaging, policy: policy.current, log, clock });
   return {
     edition,
     db,
@@ -194,11 +200,12 @@ function attachmentService(config: Config, storage: Storage, stores: Stores, uni
 /** The hosted edition's use cases. Built in either edition: the self-hosted one serves none of them. */
 export function hostedServices(
   config: Config,
-  stores: Pick<Stores, 'organizations' | 'agents' | 'audit' | 'people' | 'routingRules' | 'workflows' | 'webhooks'>,
+  stores: Pick<Stores, 'organizations' | 'agents' | 'audit' | 'people' | 'routingRules' | 'workflows' | 'webhooks' | 'slackInstallations'>,
   unitOfWork: UnitOfWork,
   clock: () => number,
   passwordCost: ScryptCost | undefined,
   wakeWebhooks: () => void,
+  log: Logger = silentLogger,
 ): HostedServices {
   const webhookTargets = { allowPrivate: config.webhook_allow_private_targets, allowHttp: config.webhook_allow_http };
   return {
@@ -210,6 +217,7 @@ export function hostedServices(
     routing: new OrganizationRouting(stores.routingRules, stores.people, unitOfWork, clock),
     workflows: new Workflows(stores.workflows, stores.organizations, stores.people, unitOfWork, clock),
     webhooks: new WebhookService(stores.webhooks, unitOfWork, webhookTargets, config.max_webhooks_per_organization, clock, wakeWebhooks),
+    chatInstallations: chatInstallationsOf(config, stores.slackInstallations, unitOfWork, clock, log),
   };
 }
 

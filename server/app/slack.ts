@@ -12,19 +12,28 @@ import { INSTALLATION } from '../domain/shared/principal';
 import type { Log } from '../domain/shared/unit-of-work';
 import type { SlackEventHandler } from '../integrations/slack/events';
 import { SlackInbound } from '../integrations/slack/inbound';
+import { SlackOAuth } from '../integrations/slack/oauth';
+import { SecretBox } from '../system/secret-box';
+import { ChatInstallations } from '../domain/chat/installations';
+import type { ChatInstallationRepository, ClaimedChatMessage } from '../domain/chat/ports';
+import type { UnitOfWork } from '../domain/shared/unit-of-work';
 import { SlackChatProvider } from '../integrations/slack/provider';
 import { SlackWebApi } from '../integrations/slack/web-api';
 import { SocketModeClient } from '../integrations/slack/socket-mode';
 import { editionOf } from './edition';
 
-/** Slack as this installation uses it: the API it calls, and what handles what Slack sends. */
-export interface SlackParts {
-  provider: ChatProvider;
-  inbound: SlackInbound;
-  /** A review as its message shows it. */
+/** What sends the messages the outbox holds: the provider for a message, and the review as it shows. */
+export interface ChatMessaging {
+  providerFor: (message: ClaimedChatMessage) => Promise<ChatProvider | null>;
   cardOf: (reviewId: number) => Promise<ReviewCard | null>;
   /** Socket Mode, with `slack_app_token`: started with the background work. */
   socket: SocketModeClient | null;
+}
+
+/** Slack as this installation uses it: the API it calls, and what handles what Slack sends. */
+export interface SlackParts extends ChatMessaging {
+  provider: ChatProvider;
+  inbound: SlackInbound;
   /** What Slack's events do here (HTTP or Socket Mode). */
   onEvent: SlackEventHandler;
 }
@@ -48,6 +57,22 @@ export function slackDestinationOf(config: Config, policy: () => Policy): ChatDe
 
 function slackOf(config: Config): boolean {
   return !editionOf(config).organizations && config.slack_bot_token !== '';
+}
+
+/** Organizations' Slack installs, with the app's credentials when the operator set them all. */
+export function chatInstallationsOf(config: Config, store: ChatInstallationRepository, unitOfWork: UnitOfWork, clock: () => number, log: Log): ChatInstallations {
+  const ready = config.slack_client_id !== '' && config.slack_client_secret !== '' && config.slack_token_key !== '';
+  const oauth = ready
+    ? new SlackOAuth({
+        apiUrl: config.slack_api_url,
+        authorizeUrl: config.slack_oauth_url,
+        clientId: config.slack_client_id,
+        clientSecret: config.slack_client_secret,
+        // The dashboard forwards /api to this API: the installer's browser comes back through it.
+        redirectUri: `${publicUrlOf(config)}/api/integrations/slack/oauth/callback`,
+      })
+    : null;
+  return new ChatInstallations({ installations: store, oauth, sealer: ready ? new SecretBox(config.slack_token_key) : null, unitOfWork, log, clock });
 }
 
 /** The review in the dashboard (`#/reviews/{id}`). */
@@ -76,11 +101,53 @@ export function slackParts(config: Config, stores: { reviews: ReviewStore; agent
     inbound,
     onEvent,
     socket: config.slack_app_token ? new SocketModeClient({ api: new SlackWebApi(config.slack_api_url, () => config.slack_app_token), inbound, onEvent, log }) : null,
-    cardOf: async (reviewId) => {
-      const review = await stores.reviews.findById(INSTALLATION, reviewId);
-      if (review === null) return null;
-      const agent = review.agent_id !== null && review.organization_id !== null ? await stores.agents.find(review.organization_id, review.agent_id) : null;
-      return { review, agent_name: agent?.name ?? null, dashboard_url: dashboardUrl(review.id) };
+    providerFor: async () => provider,
+    cardOf: cardsOf(config, stores, true),
+  };
+}
+
+/** A review as a message shows it: the record as it stands, its agent's name, its address in the dashboard. */
+function cardsOf(config: Config, stores: { reviews: ReviewStore; agents: AgentStore }, decidable: boolean): (reviewId: number) => Promise<ReviewCard | null> {
+  const dashboardUrl = dashboardLinkOf(config);
+  return async (reviewId) => {
+    const review = await stores.reviews.findById(INSTALLATION, reviewId);
+    if (review === null) return null;
+    const agent = review.agent_id !== null && review.organization_id !== null ? await stores.agents.find(review.organization_id, review.agent_id) : null;
+    return { review, agent_name: agent?.name ?? null, dashboard_url: dashboardUrl(review.id), decidable };
+  };
+}
+
+/**
+ * The hosted edition's messages, once the operator set the Slack app's credentials: each
+ * organization's reviews go to its installed workspace's channel, with its own bot token.
+ * Deciding from Slack is not built for organizations yet, so their messages offer Open alone.
+ */
+export function hostedSlackMessaging(config: Config, stores: { reviews: ReviewStore; agents: AgentStore }, installations: ChatInstallations): ChatMessaging | null {
+  if (!editionOf(config).organizations || config.slack_token_key === '') return null;
+  return {
+    providerFor: async (message) => {
+      if (message.organization_id === null) return null;
+      const posting = await installations.postingFor(message.organization_id);
+      return posting && new SlackChatProvider(new SlackWebApi(config.slack_api_url, () => posting.token));
     },
+    cardOf: cardsOf(config, stores, false),
+    socket: null,
+  };
+}
+
+/** Hosted: the channel of the organization's active installation. */
+export function hostedSlackDestinationOf(config: Config, store: ChatInstallationRepository): ChatDestination | null {
+  if (!editionOf(config).organizations || config.slack_token_key === '') return null;
+  return async (tx, review) => {
+    if (review.organization_id === null) return null;
+    const installation = await store.find(review.organization_id, tx);
+    return installation?.status === 'active' ? installation.channel_id : null;
+  };
+}
+
+/** Hosted: Slack's word that a workspace removed the app or its tokens marks the installations revoked. */
+export function hostedSlackEvents(installations: ChatInstallations): SlackEventHandler {
+  return async (event) => {
+    if ((event.type === 'app_uninstalled' || event.type === 'tokens_revoked') && event.team_id) await installations.revokedBySlack(event.team_id);
   };
 }

@@ -65,6 +65,13 @@ export interface Config {
   slack_channel: string;
   /** The app-level token (`xapp-…`) that opens Slack's Socket Mode: clicks arrive without a public URL. */
   slack_app_token: string;
+  /** Hosted edition: the Slack app's client id and secret (Basic Information → App Credentials), for OAuth installs. */
+  slack_client_id: string;
+  slack_client_secret: string;
+  /** Where installers are sent to authorize the app (tests point it at a fake). */
+  slack_oauth_url: string;
+  /** Hosted edition: base64 of 32 random bytes; installed bot tokens are stored encrypted with it (AES-256-GCM). */
+  slack_token_key: string;
   /** Slack's signing secret: interactions and events arriving over HTTP are checked against it. */
   slack_signing_secret: string;
   /** Self-hosted edition: webhook endpoints that receive every event of the installation. */
@@ -227,6 +234,15 @@ function slackToken(prefix: string) {
     };
 }
 
+/** Empty, or base64 of exactly 32 bytes (an AES-256 key). */
+function slackTokenKey(key: ConfigKey) {
+  return (raw: unknown, origin: ValueOrigin): string => {
+    const value = text({ allowEmpty: true })(key)(raw, origin);
+    if (value !== '' && (!/^[A-Za-z0-9+/]{43}=$/.test(value) || Buffer.from(value, 'base64').length !== 32)) throw invalid(key, 'the base64 of 32 random bytes (openssl rand -base64 32)', '(hidden)', origin);
+    return value;
+  };
+}
+
 /** Empty, or a Slack conversation id. */
 function slackChannel(key: ConfigKey) {
   return (raw: unknown, origin: ValueOrigin): string => {
@@ -387,6 +403,15 @@ export const SETTINGS = [
     '',
     "Your Slack app's signing secret (Basic Information → App Credentials); POST /integrations/slack/interactions and /events refuse what it did not sign. Prefer GREENLIGHT_SLACK_SIGNING_SECRET.",
     text({ allowEmpty: true }),
+  ),
+  setting('slack_client_id', '', 'Hosted edition: the Slack app\'s Client ID, for "Add to Slack" (OAuth v2). Empty: organizations cannot install Slack.', text({ allowEmpty: true })),
+  setting('slack_client_secret', '', 'Hosted edition: the Slack app\'s Client Secret, sent to Slack as HTTP Basic when an install completes. Prefer GREENLIGHT_SLACK_CLIENT_SECRET.', text({ allowEmpty: true })),
+  setting('slack_oauth_url', 'https://slack.com/oauth/v2/authorize', 'Where installers authorize the Slack app; change it only to point at a test double.', url),
+  setting(
+    'slack_token_key',
+    '',
+    'Hosted edition: the key installed Slack bot tokens are encrypted with at rest (AES-256-GCM): base64 of 32 random bytes, e.g. openssl rand -base64 32. Prefer GREENLIGHT_SLACK_TOKEN_KEY; losing it means installing Slack again.',
+    slackTokenKey,
   ),
   setting('max_webhooks_per_organization', 50, 'Hosted edition: webhook endpoints one organization may have; creating one more gets 409.', integerIn(1, 100_000)),
   setting('routing', NO_POLICY, 'Review policy: routing rules, default reviewers and expiry (see the README). Reloaded on SIGHUP or greenlight reload.', policy),

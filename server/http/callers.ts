@@ -74,6 +74,10 @@ export const HOSTED_CALLERS: Readonly<Record<string, readonly Caller[]>> = {
   testWebhook: ADMIN,
   listWebhookDeliveries: ADMIN,
   retryWebhookDelivery: ADMIN,
+  startSlackInstall: ADMIN,
+  getSlackInstallation: ADMIN,
+  updateSlackInstallation: ADMIN,
+  deleteSlackInstallation: ADMIN,
   listAuditLog: ADMIN,
   verifyAuditLog: ADMIN,
 };

@@ -9,6 +9,7 @@ import { peopleRoutes } from './routes/people';
 import { routingRuleRoutes } from './routes/routing-rules';
 import { sessionRoutes } from './routes/sessions';
 import { webhookRoutes } from './routes/webhooks';
+import { slackInstallRoutes } from './routes/slack-install';
 import { workflowRoutes } from './routes/workflows';
 
 /** What the HTTP API of an edition adds to the core routes every edition serves. */
@@ -56,6 +57,7 @@ export function hostedHttp(hosted: HostedOptions, { log, clock }: LimitsOptions)
       routingRuleRoutes(hosted.routing),
       workflowRoutes(hosted.workflows),
       webhookRoutes(hosted.webhooks),
+      slackInstallRoutes(hosted.chatInstallations, hosted.consoleUrl),
       auditRoutes(hosted.audit),
     ],
   };

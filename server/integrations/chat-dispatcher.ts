@@ -17,7 +17,8 @@ const MAX_BACKOFF_MS = 5 * 60_000;
 
 export interface ChatDispatcherOptions {
   messages: ChatMessageRepository;
-  provider: ChatProvider;
+  /** The provider, with the credentials of the message's organization; null when it has none any more. */
+  providerFor: (message: ClaimedChatMessage) => Promise<ChatProvider | null>;
   /** The review as its message shows it now; null once it is gone. */
   cardOf: (reviewId: number) => Promise<ReviewCard | null>;
   feed: EventFeed;
@@ -81,8 +82,8 @@ export class ChatDispatcher {
     let messageId: string;
     try {
       const sent = await this.sync(message);
-      if (sent === null) {
-        await messages.recordFailure(message.id, 'the review is gone', null, this.clock());
+      if (typeof sent !== 'string') {
+        await messages.recordFailure(message.id, sent.gone, null, this.clock());
         return;
       }
       messageId = sent;
@@ -98,12 +99,14 @@ export class ChatDispatcher {
     }
   }
 
-  /** Posts the message, or rewrites it; its id, or null when the review is gone. */
-  private async sync(message: ClaimedChatMessage): Promise<string | null> {
+  /** Posts the message, or rewrites it; its id, or why it never can be. */
+  private async sync(message: ClaimedChatMessage): Promise<string | { gone: string }> {
+    const provider = await this.options.providerFor(message);
+    if (provider === null) return { gone: 'the organization has no chat installation any more' };
     const card = await this.options.cardOf(message.review_id);
-    if (card === null) return null;
-    if (message.message_id === null) return (await this.options.provider.postReview(message.channel, card)).message_id;
-    await this.options.provider.updateReview({ channel: message.channel, message_id: message.message_id }, card);
+    if (card === null) return { gone: 'the review is gone' };
+    if (message.message_id === null) return (await provider.postReview(message.channel, card)).message_id;
+    await provider.updateReview({ channel: message.channel, message_id: message.message_id }, card);
     return message.message_id;
   }
 

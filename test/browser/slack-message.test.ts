@@ -31,7 +31,7 @@ const review = pendingReview({
 describe('a review in Slack, drawn from the Block Kit Greenlight sends', () => {
   it('pending: the facts, the action as code, the four buttons', async () => {
     const page = await browser.newPage({ viewport: { width: 700, height: 480 } });
-    const { blocks } = reviewMessage({ review, agent_name: 'billing-agent', dashboard_url: 'https://review.example.com/#/reviews/418' });
+    const { blocks } = reviewMessage({ review, agent_name: 'billing-agent', dashboard_url: 'https://review.example.com/#/reviews/418', decidable: true });
     await page.setContent(slackMessagePage(blocks));
     expect(await page.locator('.button').allTextContents()).toEqual(['Approve', 'Reject', 'Modify…', 'Open']);
     await page.locator('.message').screenshot({ path: path.join(screenshots, 'slack-message.png') });
@@ -46,7 +46,7 @@ describe('a review in Slack, drawn from the Block Kit Greenlight sends', () => {
       decided_at: '2026-11-26T10:09:00.000Z',
       decision: { id: 77, review_id: 418, decision_type: 'reject' as const, reviewer_id: 3, reviewer_name: 'ana@example.com', modified_action: null, notes: 'Already refunded by hand this morning.', created_at: '2026-11-26T10:09:00.000Z' },
     };
-    const { blocks } = reviewMessage({ review: decided, agent_name: 'billing-agent', dashboard_url: 'https://review.example.com/#/reviews/418' });
+    const { blocks } = reviewMessage({ review: decided, agent_name: 'billing-agent', dashboard_url: 'https://review.example.com/#/reviews/418', decidable: true });
     await page.setContent(slackMessagePage(blocks, 'Greenlight', '10:04 AM (edited)'));
     expect(await page.locator('.button').allTextContents()).toEqual(['Open']);
     await page.locator('.message').screenshot({ path: path.join(screenshots, 'slack-message-decided.png') });

@@ -94,7 +94,10 @@ export class FakeSlack {
   private nextTs = 1_700_000_000_000_100;
   private readonly wss = new WebSocketServer({ noServer: true });
   private tickets = 0;
-  private codeUsed = false;
+  /** Bot tokens `oauth.v2.access` issued, one per install, each valid until revoked. */
+  readonly issuedTokens: string[] = [];
+  /** Codes `oauth.v2.access` takes, each once (the options' code to begin with). */
+  readonly oauthCodes = new Set<string>();
 
   private constructor(
     private readonly server: http.Server,
@@ -108,6 +111,7 @@ export class FakeSlack {
       oauthCode: 'fake-oauth-code',
       ...options,
     };
+    this.oauthCodes.add(this.options.oauthCode);
   }
 
   static async start(options: FakeSlackOptions = {}): Promise<FakeSlack> {
@@ -239,7 +243,7 @@ export class FakeSlack {
       if (!same(token, this.options.appToken)) return { ok: false, error: 'invalid_auth' };
       return { ok: true, url: `ws://127.0.0.1:${(this.server.address() as AddressInfo).port}/link?ticket=${++this.tickets}` };
     }
-    if (!same(token, this.options.botToken)) return { ok: false, error: 'invalid_auth' };
+    if (!same(token, this.options.botToken) && !this.issuedTokens.some((issued) => same(token, issued))) return { ok: false, error: 'invalid_auth' };
     switch (method) {
       case 'auth.test':
         return { ok: true, url: 'https://fake.slack.com/', team: 'Fake Team', team_id: 'T0FAKE', user: 'greenlight', user_id: 'U0BOT', bot_id: 'B0BOT' };
@@ -280,11 +284,12 @@ export class FakeSlack {
   private oauthAccess(args: Record<string, any>, authorization: string | undefined): Record<string, unknown> {
     const expected = `Basic ${Buffer.from(`${this.options.clientId}:${this.options.clientSecret}`).toString('base64')}`;
     if (!authorization || !same(authorization, expected)) return { ok: false, error: 'invalid_client_id' };
-    if (args.code !== this.options.oauthCode || this.codeUsed) return { ok: false, error: 'invalid_code' };
-    this.codeUsed = true;
+    if (!this.oauthCodes.delete(String(args.code))) return { ok: false, error: 'invalid_code' };
+    const token = `${this.options.botToken}-install-${this.issuedTokens.length + 1}`;
+    this.issuedTokens.push(token);
     return {
       ok: true,
-      access_token: this.options.botToken,
+      access_token: token,
       token_type: 'bot',
       scope: 'chat:write,im:write,users:read,users:read.email',
       bot_user_id: 'U0BOT',

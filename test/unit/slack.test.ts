@@ -15,7 +15,7 @@ function review(overrides: Partial<ReviewRecord> = {}): ReviewRecord {
 }
 
 function card(overrides: Partial<ReviewRecord> = {}, agentName: string | null = 'release-bot'): ReviewCard {
-  return { review: review(overrides), agent_name: agentName, dashboard_url: 'http://127.0.0.1:8501/reviews/42' };
+  return { review: review(overrides), agent_name: agentName, dashboard_url: 'http://127.0.0.1:8501/reviews/42', decidable: true };
 }
 
 const texts = (blocks: unknown): string => JSON.stringify(blocks);

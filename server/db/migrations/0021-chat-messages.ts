@@ -31,6 +31,32 @@ export async function up({ context: queryInterface }: { context: QueryInterface 
   // One message per review and provider: two processes cannot owe it twice.
   await queryInterface.addIndex('chat_messages', ['review_id', 'provider'], { name: 'chat_messages_review', unique: true });
   await queryInterface.addIndex('chat_messages', ['status', 'next_attempt_at'], { name: 'chat_messages_due' });
+  // A hosted organization's Slack workspace, installed with OAuth: its bot token encrypted
+  // (AES-256-GCM, `slack_token_key`); null once uninstalled or revoked.
+  await queryInterface.createTable('slack_installations', {
+    id: { type: DataTypes.INTEGER, primaryKey: true, autoIncrement: true },
+    organization_id: { type: DataTypes.INTEGER, allowNull: false, references: { model: 'organizations', key: 'id' } },
+    team_id: { type: DataTypes.STRING(32), allowNull: false },
+    team_name: { type: DataTypes.STRING(200), allowNull: true },
+    bot_user_id: { type: DataTypes.STRING(32), allowNull: true },
+    app_id: { type: DataTypes.STRING(32), allowNull: true },
+    scopes: { type: DataTypes.STRING(500), allowNull: false },
+    channel_id: { type: DataTypes.STRING(64), allowNull: true },
+    token_ciphertext: { type: DataTypes.TEXT, allowNull: true },
+    // active | revoked (Slack said the app was uninstalled or its tokens revoked)
+    status: { type: DataTypes.STRING(16), allowNull: false },
+    created_at: { type: DataTypes.BIGINT, allowNull: false },
+    updated_at: { type: DataTypes.BIGINT, allowNull: false },
+  });
+  await queryInterface.addIndex('slack_installations', ['organization_id'], { name: 'slack_installations_organization', unique: true });
+  await queryInterface.addIndex('slack_installations', ['team_id'], { name: 'slack_installations_team' });
+  // An install under way: the SHA-256 of its single-use `state`, whose organization and admin it binds.
+  await queryInterface.createTable('slack_oauth_states', {
+    state_hash: { type: DataTypes.STRING(64), primaryKey: true },
+    organization_id: { type: DataTypes.INTEGER, allowNull: false, references: { model: 'organizations', key: 'id' }, onDelete: 'CASCADE' },
+    started_by: { type: DataTypes.STRING(200), allowNull: false },
+    expires_at: { type: DataTypes.BIGINT, allowNull: false },
+  });
   await queryInterface.addColumn('users', 'slack_user_id', { type: DataTypes.STRING(32), allowNull: true });
   await queryInterface.addIndex('users', ['organization_id', 'slack_user_id'], { name: 'users_slack_user', unique: true });
 }
@@ -38,5 +64,7 @@ export async function up({ context: queryInterface }: { context: QueryInterface 
 export async function down({ context: queryInterface }: { context: QueryInterface }): Promise<void> {
   await queryInterface.removeIndex('users', 'users_slack_user');
   await queryInterface.removeColumn('users', 'slack_user_id');
+  await queryInterface.dropTable('slack_oauth_states');
+  await queryInterface.dropTable('slack_installations');
   await queryInterface.dropTable('chat_messages');
 }

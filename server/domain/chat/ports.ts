@@ -2,7 +2,7 @@
 
 import type { Principal } from '../shared/principal';
 import type { Tx } from '../shared/unit-of-work';
-import type { ChatForm, ChatInteraction, ChatMessageRef, ChatProfile, ChatUser, ReviewCard } from './records';
+import type { ChatForm, ChatGrant, ChatInteraction, ChatMessageRef, ChatProfile, ChatUser, ReviewCard } from './records';
 
 /**
  * A chat provider (Slack first; Microsoft Teams could follow): how a review becomes a message,
@@ -78,4 +78,48 @@ export type ChatDecider =
 /** Maps the chat's users to the people who decide reviews. */
 export interface ChatDeciders {
   deciderOf(user: ChatUser): Promise<ChatDecider>;
+}
+
+/** A provider's OAuth v2 install: where to send the installer, and the code's exchange. */
+export interface ChatOAuth {
+  authorizeUrl(state: string): string;
+  /** Throws `ChatUnavailable` when the provider refuses the code (used, foreign, expired). */
+  exchange(code: string): Promise<ChatGrant>;
+  /** Revokes a token; a token already dead is fine. */
+  revoke(token: string): Promise<void>;
+}
+
+/** Seals secrets stored in the database, bound to what they belong to. */
+export interface SecretSealer {
+  seal(plaintext: string, context: string): string;
+  open(sealed: string, context: string): string;
+}
+
+/** A stored installation, with its sealed token. */
+export interface StoredChatInstallation {
+  organization_id: number;
+  team_id: string;
+  team_name: string | null;
+  bot_user_id: string | null;
+  app_id: string | null;
+  scopes: string;
+  channel_id: string | null;
+  token_ciphertext: string | null;
+  status: 'active' | 'revoked';
+  created_at: number;
+  updated_at: number;
+}
+
+/** Organizations' chat workspaces and their installs under way. */
+export interface ChatInstallationRepository {
+  saveState(tx: Tx, stateHash: string, organizationId: number, startedBy: string, expiresAt: number): Promise<void>;
+  /** The install a state began, once: the state is gone after. Null for an unknown or expired one. */
+  takeState(tx: Tx, stateHash: string, now: number): Promise<{ organization_id: number; started_by: string } | null>;
+  /** Replaces the organization's installation. */
+  save(tx: Tx, installation: StoredChatInstallation): Promise<void>;
+  find(organizationId: number, tx?: Tx): Promise<StoredChatInstallation | null>;
+  setChannel(tx: Tx, organizationId: number, channelId: string | null, now: number): Promise<void>;
+  delete(tx: Tx, organizationId: number): Promise<void>;
+  /** Marks the team's installations revoked and forgets their tokens; the organizations it concerned. */
+  revokeTeam(tx: Tx, teamId: string, now: number): Promise<number[]>;
 }

@@ -16,6 +16,8 @@ export interface ReviewCard {
   agent_name: string | null;
   /** The review in the dashboard. */
   dashboard_url: string;
+  /** Whether the message offers Approve, Reject and Modify (else only Open): clicks must have somewhere to go. */
+  decidable: boolean;
 }
 
 /** Who clicked, as the chat knows them. */
@@ -43,3 +45,26 @@ export type ChatInteraction =
   | { kind: 'form'; action: 'reject' | 'modify'; review_id: number; user: ChatUser; message: ChatMessageRef | null; reason: string | null; modified_action: string | null }
   /** Something the integration does not act on (the Open link's click, a closed modal). */
   | { kind: 'ignored' };
+
+/** A hosted organization's chat workspace as the API shows it: never its token. */
+export interface ChatInstallationRecord {
+  provider: 'slack';
+  team: { id: string; name: string | null };
+  bot_user_id: string | null;
+  scopes: string[];
+  /** The channel new reviews are posted to; null until an admin picks one. */
+  channel_id: string | null;
+  /** `revoked`: the workspace uninstalled the app or revoked its token; install again. */
+  status: 'active' | 'revoked';
+  installed_at: string;
+  updated_at: string;
+}
+
+/** What an OAuth exchange gives: the bot token and the workspace it works in. */
+export interface ChatGrant {
+  token: string;
+  team: { id: string; name: string | null };
+  bot_user_id: string | null;
+  app_id: string | null;
+  scopes: string[];
+}

@@ -110,7 +110,7 @@ function outcome(card: ReviewCard): Block[] {
 function buttons(card: ReviewCard): Block {
   const value = String(card.review.id);
   const open = { type: 'button', action_id: ACTION_IDS.open, text: plain('Open', 75), url: card.dashboard_url };
-  if (card.review.status !== 'pending') return { type: 'actions', block_id: `gl.review.${value}.done`, elements: [open] };
+  if (card.review.status !== 'pending' || !card.decidable) return { type: 'actions', block_id: `gl.review.${value}.done`, elements: [open] };
   return {
     type: 'actions',
     block_id: `gl.review.${value}`,
