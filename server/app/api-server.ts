@@ -81,7 +81,7 @@ export async function launchApi(config: Config, options: StartOptions = {}): Pro
     validateResponses: options.validateResponses,
     slack: {
       signingSecret: config.slack_signing_secret,
-      inbound: services.slack?.inbound ?? null,
+      inbound: services.slackInbound,
       onEvent: services.slack?.onEvent ?? hostedSlackEvents(services.hosted.chatInstallations),
       log,
       clock: options.clock,

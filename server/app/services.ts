@@ -17,7 +17,8 @@ import { ChatMessageStore } from '../db/chat-message-store';
 import { SlackInstallationStore } from '../db/slack-installation-store';
 import type { ChatInstallations } from '../domain/chat/installations';
 import { chatEnqueuer } from '../domain/chat/messages';
-import { chatInstallationsOf, hostedSlackDestinationOf, hostedSlackMessaging, type SlackParts, slackDestinationOf, slackParts } from './slack';
+import { chatInstallationsOf, hostedSlackDestinationOf, hostedSlackInbound, hostedSlackMessaging, type SlackParts, slackDestinationOf, slackParts } from './slack';
+import type { SlackAnswerer } from '../integrations/slack/inbound';
 import { StatisticsQuery } from '../db/statistics-query';
 import { DatabaseUnitOfWork } from '../db/unit-of-work';
 import { AttachmentService } from '../domain/reviews/attachments';
@@ -73,6 +74,8 @@ export interface Services {
   hosted: HostedServices;
   /** The self-hosted installation's Slack app, when set up. */
   slack: SlackParts | null;
+  /** What answers Slack's clicks: the installation's app, or (hosted) the organizations' installs. */
+  slackInbound: SlackAnswerer | null;
   background: BackgroundWork;
   disk(): Promise<DiskReport>;
   /** Puts a reloaded policy in force for new reviews and the next expiries; waiting agents are untouched. */
@@ -160,7 +163,7 @@ export async function openServices(config: Config, log: Logger, { clock = Date.n
   });
   const attachments = attachmentService(config, storage, stores, unitOfWork, clock);
   const slack = slackParts(config, stores, reviews, log);
-  const messaging = slack ?? hostedSlackMessaging(config, stores, hosted.chatInstallations);
+  const messaging = slack ?? hostedSlackMessaging(config, stores, reviews, hosted.chatInstallations);
   const background = await startBackgroundWork({ config, edition, storage, stores, unitOfWork, feed, outbox, reviews, slack: messaging, policy: policy.current, log, clock });
   return {
     edition,
@@ -175,6 +178,7 @@ export async function openServices(config: Config, log: Logger, { clock = Date.n
     statistics: new StatisticsService(stores.statistics, clock),
     hosted,
     slack,
+    slackInbound: slack?.inbound ?? hostedSlackInbound(config, stores, reviews, hosted.chatInstallations, log),
     background,
     disk: () => storage.diskSpace.report(),
     replacePolicy: policy.replace,

@@ -1,7 +1,7 @@
 import { type Config, publicUrlOf } from '../config/settings';
 import type { AgentStore } from '../db/agent-store';
 import type { ReviewStore } from '../db/review-store';
-import { InstallationChatDeciders } from '../domain/chat/deciders';
+import { InstallationChatDeciders, OrganizationChatDeciders } from '../domain/chat/deciders';
 import { ChatInteractions } from '../domain/chat/interactions';
 import type { ChatProvider } from '../domain/chat/ports';
 import type { ChatDestination } from '../domain/chat/messages';
@@ -11,11 +11,11 @@ import type { ReviewUseCases } from '../domain/reviews/use-cases';
 import { INSTALLATION } from '../domain/shared/principal';
 import type { Log } from '../domain/shared/unit-of-work';
 import type { SlackEventHandler } from '../integrations/slack/events';
-import { SlackInbound } from '../integrations/slack/inbound';
+import { type SlackAnswerer, SlackInbound } from '../integrations/slack/inbound';
 import { SlackOAuth } from '../integrations/slack/oauth';
 import { SecretBox } from '../system/secret-box';
 import { ChatInstallations } from '../domain/chat/installations';
-import type { ChatInstallationRepository, ClaimedChatMessage } from '../domain/chat/ports';
+import type { ChatInstallationRepository, ChatPeople, ClaimedChatMessage } from '../domain/chat/ports';
 import type { UnitOfWork } from '../domain/shared/unit-of-work';
 import { SlackChatProvider } from '../integrations/slack/provider';
 import { SlackWebApi } from '../integrations/slack/web-api';
@@ -102,16 +102,18 @@ export function slackParts(config: Config, stores: { reviews: ReviewStore; agent
     onEvent,
     socket: config.slack_app_token ? new SocketModeClient({ api: new SlackWebApi(config.slack_api_url, () => config.slack_app_token), inbound, onEvent, log }) : null,
     providerFor: async () => provider,
-    cardOf: cardsOf(config, stores, true),
+    cardOf: cardsOf(config, stores, reviews, true),
   };
 }
 
 /** A review as a message shows it: the record as it stands, its agent's name, its address in the dashboard. */
-function cardsOf(config: Config, stores: { reviews: ReviewStore; agents: AgentStore }, decidable: boolean): (reviewId: number) => Promise<ReviewCard | null> {
+function cardsOf(config: Config, stores: { reviews: ReviewStore; agents: AgentStore }, reviews: ReviewUseCases, decidable: boolean): (reviewId: number) => Promise<ReviewCard | null> {
   const dashboardUrl = dashboardLinkOf(config);
   return async (reviewId) => {
-    const review = await stores.reviews.findById(INSTALLATION, reviewId);
-    if (review === null) return null;
+    const found = await stores.reviews.findById(INSTALLATION, reviewId);
+    if (found === null) return null;
+    // Read as its organization reads it: with a workflow's votes.
+    const review = found.organization_id === null ? found : await reviews.reading.get({ organizationId: found.organization_id }, reviewId);
     const agent = review.agent_id !== null && review.organization_id !== null ? await stores.agents.find(review.organization_id, review.agent_id) : null;
     return { review, agent_name: agent?.name ?? null, dashboard_url: dashboardUrl(review.id), decidable };
   };
@@ -120,9 +122,8 @@ function cardsOf(config: Config, stores: { reviews: ReviewStore; agents: AgentSt
 /**
  * The hosted edition's messages, once the operator set the Slack app's credentials: each
  * organization's reviews go to its installed workspace's channel, with its own bot token.
- * Deciding from Slack is not built for organizations yet, so their messages offer Open alone.
  */
-export function hostedSlackMessaging(config: Config, stores: { reviews: ReviewStore; agents: AgentStore }, installations: ChatInstallations): ChatMessaging | null {
+export function hostedSlackMessaging(config: Config, stores: { reviews: ReviewStore; agents: AgentStore }, reviews: ReviewUseCases, installations: ChatInstallations): ChatMessaging | null {
   if (!editionOf(config).organizations || config.slack_token_key === '') return null;
   return {
     providerFor: async (message) => {
@@ -130,8 +131,47 @@ export function hostedSlackMessaging(config: Config, stores: { reviews: ReviewSt
       const posting = await installations.postingFor(message.organization_id);
       return posting && new SlackChatProvider(new SlackWebApi(config.slack_api_url, () => posting.token));
     },
-    cardOf: cardsOf(config, stores, false),
+    cardOf: cardsOf(config, stores, reviews, true),
     socket: null,
+  };
+}
+
+/**
+ * The hosted edition's clicks: the review the click is about names the organization; its
+ * installation must be of the workspace the click came from; the person is found among that
+ * organization's people, and decides as themselves.
+ */
+export function hostedSlackInbound(
+  config: Config,
+  stores: { reviews: ReviewStore; slackInstallations: ChatPeople },
+  reviews: ReviewUseCases,
+  installations: ChatInstallations,
+  log: Log,
+): SlackAnswerer | null {
+  if (!editionOf(config).organizations || config.slack_token_key === '') return null;
+  const parser = new SlackChatProvider(new SlackWebApi(config.slack_api_url, () => ''));
+  const dashboardUrl = dashboardLinkOf(config);
+  return {
+    answer: async (payload) => {
+      const interaction = parser.parseInteraction(payload);
+      if (interaction.kind === 'ignored') return null;
+      const review = await stores.reviews.findById(INSTALLATION, interaction.review_id);
+      const access = review?.organization_id ? await installations.accessFor(review.organization_id) : null;
+      if (!review?.organization_id || !access || access.team_id !== interaction.user.team_id) {
+        log.info('ignored a Slack interaction no installation of its workspace covers', { review_id: interaction.review_id, team_id: interaction.user.team_id });
+        return null;
+      }
+      const provider = new SlackChatProvider(new SlackWebApi(config.slack_api_url, () => access.token));
+      const interactions = new ChatInteractions({
+        provider,
+        deciders: new OrganizationChatDeciders(review.organization_id, stores.slackInstallations, provider),
+        decideAs: (principal, reviewId, input) => reviews.deciding.decideAs(principal, reviewId, input),
+        review: (scope, reviewId) => reviews.reading.get(scope, reviewId),
+        dashboardUrl,
+        log,
+      });
+      return new SlackInbound(provider, interactions, log).answer(payload);
+    },
   };
 }
 

@@ -1,5 +1,5 @@
 import { QueryTypes } from 'sequelize';
-import type { ChatInstallationRepository, StoredChatInstallation } from '../domain/chat/ports';
+import type { ChatInstallationRepository, ChatPeople, ChatPerson, StoredChatInstallation } from '../domain/chat/ports';
 import type { Tx } from '../domain/shared/unit-of-work';
 import type { Database } from './database';
 import { transactionOf } from './unit-of-work';
@@ -11,7 +11,7 @@ function installationOf(row: StoredChatInstallation): StoredChatInstallation {
 }
 
 /** Hosted organizations' Slack workspaces (`slack_installations`) and installs under way (`slack_oauth_states`). */
-export class SlackInstallationStore implements ChatInstallationRepository {
+export class SlackInstallationStore implements ChatInstallationRepository, ChatPeople {
   constructor(private readonly db: Database) {}
 
   async saveState(tx: Tx, stateHash: string, organizationId: number, startedBy: string, expiresAt: number): Promise<void> {
@@ -61,6 +61,19 @@ export class SlackInstallationStore implements ChatInstallationRepository {
 
   async delete(tx: Tx, organizationId: number): Promise<void> {
     await this.db.sequelize.query('DELETE FROM slack_installations WHERE organization_id = $organizationId', { bind: { organizationId }, transaction: transactionOf(tx) });
+  }
+
+  async byChatUser(organizationId: number, chatUserId: string): Promise<ChatPerson | null> {
+    return this.personWhere('organization_id = $organizationId AND slack_user_id = $chatUserId', { organizationId, chatUserId });
+  }
+
+  async byEmail(organizationId: number, email: string): Promise<ChatPerson | null> {
+    return this.personWhere('organization_id = $organizationId AND LOWER(email) = LOWER($email)', { organizationId, email });
+  }
+
+  private async personWhere(condition: string, bind: Record<string, unknown>): Promise<ChatPerson | null> {
+    const [row] = await this.db.sequelize.query<ChatPerson>(`SELECT id, organization_id, email, name, role, is_active FROM users WHERE ${condition}`, { bind, type: QueryTypes.SELECT });
+    return row ? { ...row, id: Number(row.id), organization_id: Number(row.organization_id), is_active: Boolean(row.is_active) } : null;
   }
 
   async revokeTeam(tx: Tx, teamId: string, now: number): Promise<number[]> {

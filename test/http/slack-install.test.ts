@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, startTestServer, type TestServer } from '../support/server';
-import { FakeSlack, postAsSlack } from '../support/slack';
+import { clickPayload, FakeSlack, interactionBody, postAsSlack } from '../support/slack';
 
 const OPERATOR_KEY = 'operator-key-for-slack-install-tests-0123';
 const SECRET = 'slack-signing-secret-for-install-tests';
@@ -103,7 +103,7 @@ describe('installing Slack for an organization (OAuth v2)', () => {
     expect((await api('GET', '/integrations/slack')).status).toBe(200);
   });
 
-  it('posts the organization\'s new reviews to the channel an admin picks, with its token, offering Open', async () => {
+  it('posts the organization\'s new reviews to the channel an admin picks, with its token', async () => {
     expect((await api('PATCH', '/integrations/slack', { channel_id: '#general' })).status).toBe(400);
     const changed = await api('PATCH', '/integrations/slack', { channel_id: 'C0ORGREVIEWS' });
     expect(changed.body.channel_id).toBe('C0ORGREVIEWS');
@@ -111,7 +111,7 @@ describe('installing Slack for an organization (OAuth v2)', () => {
     await expect.poll(() => slack.messages.filter((m) => m.channel === 'C0ORGREVIEWS').length).toBe(1);
     const [message] = slack.messages.filter((m) => m.channel === 'C0ORGREVIEWS');
     expect(message.text).toContain(`#${review.body.id}:`);
-    expect(message.blocks.at(-1)!.elements.map((b: { action_id: string }) => b.action_id)).toEqual(['gl.open']);
+    expect(message.blocks.at(-1)!.elements.map((b: { action_id: string }) => b.action_id)).toEqual(['gl.approve', 'gl.reject', 'gl.modify', 'gl.open']);
     // The first organization's own token (its install was the first).
     expect(slack.callsOf('chat.postMessage').at(-1)!.authorization).toBe(`Bearer ${slack.issuedTokens[0]}`);
     const audit = await api('GET', '/audit-logs?action=slack.channel_changed');
@@ -136,6 +136,73 @@ describe('installing Slack for an organization (OAuth v2)', () => {
     expect((await api('GET', '/integrations/slack')).status).toBe(404);
     const audit = await api('GET', '/audit-logs?action=slack.uninstalled');
     expect(audit.body.entries.length).toBeGreaterThan(0);
+  });
+});
+
+describe('deciding from Slack as the organization\'s people', () => {
+  const CHANNEL = 'C0DECIDE';
+  let people: Record<string, number>;
+
+  beforeAll(async () => {
+    expect((await install('code-decide')).status).toBe(200);
+    await api('PATCH', '/integrations/slack', { channel_id: CHANNEL });
+    people = {};
+    for (const [slackId, name, role] of [['U_ANA', 'Ana', 'reviewer'], ['U_BEN', 'Ben', 'reviewer'], ['U_VIEW', 'Vera', 'viewer'], ['U_OLD', 'Olga', 'reviewer']] as const) {
+      const email = `${name.toLowerCase()}@slacking.example`;
+      slack.users.set(slackId, { email: email.toUpperCase() });
+      people[slackId] = (await api('POST', '/users', { email, name, role })).body.id;
+    }
+    await api('DELETE', `/users/${people.U_OLD}`);
+    slack.users.set('U_NOBODY', { email: 'nobody@elsewhere.example' });
+  });
+
+  async function postedReview(body: Record<string, unknown> = {}): Promise<{ id: number; message: { channel: string; ts: string } }> {
+    const created = await api('POST', '/reviews', { task_type: 'refund', proposed_action: `Refund ${Math.random()}`, ...body });
+    await expect.poll(() => slack.messages.some((m) => m.channel === CHANNEL && m.text.includes(`#${created.body.id}:`))).toBe(true);
+    const message = slack.messages.find((m) => m.channel === CHANNEL && m.text.includes(`#${created.body.id}:`))!;
+    return { id: created.body.id, message: { channel: message.channel, ts: message.ts } };
+  }
+  const interact = (payload: unknown) => postAsSlack(server.url, '/integrations/slack/interactions', interactionBody(payload), SECRET);
+  const ephemeralsTo = (user: string) => slack.callsOf('chat.postEphemeral').filter((c) => c.args.user === user);
+
+  it('Approve decides as the person with the Slack user\'s e-mail, by id and name, in the audit log as theirs', async () => {
+    const created = await postedReview();
+    await interact(clickPayload('gl.approve', created.id, 'U_ANA', created.message));
+    await expect.poll(async () => (await api('GET', `/reviews/${created.id}`)).body.status).toBe('approved');
+    expect((await api('GET', `/reviews/${created.id}`)).body.decision).toMatchObject({ reviewer_id: people.U_ANA, reviewer_name: 'Ana' });
+    await expect.poll(() => slack.messages.find((m) => m.ts === created.message.ts)!.updates).toBe(1);
+  });
+
+  it('a viewer, a deactivated person and an unknown Slack user decide nothing and are told why', async () => {
+    const created = await postedReview();
+    for (const user of ['U_VIEW', 'U_OLD', 'U_NOBODY']) await interact(clickPayload('gl.approve', created.id, user, created.message));
+    await expect.poll(() => ephemeralsTo('U_VIEW').length + ephemeralsTo('U_OLD').length + ephemeralsTo('U_NOBODY').length).toBe(3);
+    expect(ephemeralsTo('U_VIEW')[0].args.text).toBe('You are a viewer in Greenlight, who reads reviews but cannot decide them: nothing changed.');
+    expect(ephemeralsTo('U_OLD')[0].args.text).toBe('Your Greenlight account is deactivated: nothing changed.');
+    expect(ephemeralsTo('U_NOBODY')[0].args.text).toMatch(/^Your Slack account is not linked to a person of this organization/);
+    expect((await api('GET', `/reviews/${created.id}`)).body.status).toBe('pending');
+  });
+
+  it('a two-approval workflow: the first approval is a vote ("1 of 2"), the second decides', async () => {
+    const workflow = await api('POST', '/workflows', { name: 'two reviewers', conditions: { task_type: 'wire' }, stages: [{ name: 'reviewers', approvers: { roles: ['reviewer'] }, required_approvals: 2 }] });
+    expect(workflow.status).toBe(201);
+    const created = await postedReview({ task_type: 'wire' });
+    await interact(clickPayload('gl.approve', created.id, 'U_ANA', created.message));
+    await expect.poll(() => ephemeralsTo('U_ANA').some((c) => String(c.args.text).includes('1 of 2'))).toBe(true);
+    const message = slack.messages.find((m) => m.ts === created.message.ts)!;
+    await expect.poll(() => JSON.stringify(message.blocks).includes('1 of 2 approvals')).toBe(true);
+    expect((await api('GET', `/reviews/${created.id}`)).body.status).toBe('pending');
+    await interact(clickPayload('gl.approve', created.id, 'U_BEN', created.message));
+    await expect.poll(async () => (await api('GET', `/reviews/${created.id}`)).body.status).toBe('approved');
+    await expect.poll(() => JSON.stringify(message.blocks).includes('*Approved* by Ben')).toBe(true);
+  });
+
+  it('ignores a click from another workspace than the organization installed', async () => {
+    const created = await postedReview();
+    const click = clickPayload('gl.approve', created.id, 'U_ANA', created.message) as { user: { team_id: string } };
+    click.user.team_id = 'T0OTHER';
+    expect((await interact(click)).status).toBe(200);
+    expect((await api('GET', `/reviews/${created.id}`)).body.status).toBe('pending');
   });
 });
 

@@ -1,5 +1,7 @@
+import { DECIDING_ROLES } from '../people/records';
+import { userPrincipal } from '../people/sign-in';
 import { INSTALLATION, type Principal } from '../shared/principal';
-import { type ChatDecider, type ChatDeciders, type ChatProvider, ChatUnavailable } from './ports';
+import { type ChatDecider, type ChatDeciders, type ChatPeople, type ChatPerson, type ChatProvider, ChatUnavailable } from './ports';
 import type { ChatUser } from './records';
 
 /**
@@ -30,5 +32,42 @@ export class InstallationChatDeciders implements ChatDeciders {
     }
     if (profile.deleted) return { ok: false, reason: 'Your Slack account is deactivated: nothing changed.' };
     return { ok: true, principal: chatAppPrincipal(user), reviewer_name: profile.email ?? `slack:${user.user_id}` };
+  }
+}
+
+/**
+ * A hosted organization's people, behind the chat's users: the person whose `slack_user_id` is
+ * the user's, else the active person with the e-mail the chat gives for them. An unmapped user,
+ * a deactivated person and a viewer decide nothing; what the workflow allows is the decision's
+ * own rule, as in the dashboard.
+ */
+export class OrganizationChatDeciders implements ChatDeciders {
+  constructor(
+    private readonly organizationId: number,
+    private readonly people: ChatPeople,
+    private readonly provider: Pick<ChatProvider, 'resolvePerson'>,
+  ) {}
+
+  async deciderOf(user: ChatUser): Promise<ChatDecider> {
+    const person = (await this.people.byChatUser(this.organizationId, user.user_id)) ?? (await this.byEmail(user));
+    if (person === 'deleted') return { ok: false, reason: 'Your Slack account is deactivated: nothing changed.' };
+    if (person === null) {
+      return { ok: false, reason: 'Your Slack account is not linked to a person of this organization in Greenlight (an admin can add you with your Slack e-mail, or set your Slack user id): nothing changed.' };
+    }
+    if (!person.is_active) return { ok: false, reason: 'Your Greenlight account is deactivated: nothing changed.' };
+    if (!(DECIDING_ROLES as readonly string[]).includes(person.role)) return { ok: false, reason: `You are a ${person.role} in Greenlight, who reads reviews but cannot decide them: nothing changed.` };
+    return { ok: true, principal: userPrincipal(person), reviewer_name: null };
+  }
+
+  private async byEmail(user: ChatUser): Promise<ChatPerson | 'deleted' | null> {
+    let profile;
+    try {
+      profile = await this.provider.resolvePerson(user);
+    } catch (error) {
+      if (error instanceof ChatUnavailable && !error.transient) return null;
+      throw error;
+    }
+    if (profile.deleted) return 'deleted';
+    return profile.email ? this.people.byEmail(this.organizationId, profile.email) : null;
   }
 }

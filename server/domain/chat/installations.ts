@@ -157,6 +157,13 @@ export class ChatInstallations {
     return { channel: current.channel_id, token: this.options.sealer.open(current.token_ciphertext, tokenContext(organizationId)) };
   }
 
+  /** The organization's workspace and bot token, when its installation is active: what answering its clicks needs. */
+  async accessFor(organizationId: number): Promise<{ team_id: string; token: string } | null> {
+    const current = await this.options.installations.find(organizationId);
+    if (!current || current.status !== 'active' || !current.token_ciphertext || !this.options.sealer) return null;
+    return { team_id: current.team_id, token: this.options.sealer.open(current.token_ciphertext, tokenContext(organizationId)) };
+  }
+
   private async installed(organizationId: number): Promise<StoredChatInstallation> {
     const current = await this.options.installations.find(organizationId);
     if (!current) throw new AppError(404, 'Slack is not installed for this organization');

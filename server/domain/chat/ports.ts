@@ -1,5 +1,6 @@
 /** What reviews in a chat workspace need from the world: the provider's API, and the messages' outbox. */
 
+import type { UserRecord } from '../people/records';
 import type { Principal } from '../shared/principal';
 import type { Tx } from '../shared/unit-of-work';
 import type { ChatForm, ChatGrant, ChatInteraction, ChatMessageRef, ChatProfile, ChatUser, ReviewCard } from './records';
@@ -122,4 +123,13 @@ export interface ChatInstallationRepository {
   delete(tx: Tx, organizationId: number): Promise<void>;
   /** Marks the team's installations revoked and forgets their tokens; the organizations it concerned. */
   revokeTeam(tx: Tx, teamId: string, now: number): Promise<number[]>;
+}
+
+/** An organization's person, as a chat user is mapped to them. */
+export type ChatPerson = Pick<UserRecord, 'id' | 'organization_id' | 'email' | 'name' | 'role' | 'is_active'>;
+
+/** Finds the organization's person behind a chat user: by the explicit link, or by e-mail. */
+export interface ChatPeople {
+  byChatUser(organizationId: number, chatUserId: string): Promise<ChatPerson | null>;
+  byEmail(organizationId: number, email: string): Promise<ChatPerson | null>;
 }

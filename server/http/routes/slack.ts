@@ -1,7 +1,7 @@
 import express, { type Request, type Response, Router } from 'express';
 import type { Log } from '../../domain/shared/unit-of-work';
 import type { SlackEventHandler } from '../../integrations/slack/events';
-import type { SlackInbound } from '../../integrations/slack/inbound';
+import type { SlackAnswerer } from '../../integrations/slack/inbound';
 import { verifySlackSignature } from '../../integrations/slack/signature';
 import { sendProblem } from '../problems';
 
@@ -10,7 +10,7 @@ export interface SlackHttpOptions {
   /** `slack_signing_secret`: empty refuses every request. */
   signingSecret: string;
   /** Clicks and forms; null when Slack is not set up here. */
-  inbound: SlackInbound | null;
+  inbound: SlackAnswerer | null;
   onEvent: SlackEventHandler;
   log: Log;
   clock?: () => number;

@@ -8,6 +8,11 @@ const ANSWER_WITHIN_MS = 2_500;
 /** What Slack is answered with: nothing (200, empty), or a `response_action`. */
 export type SlackAnswer = Record<string, unknown> | null;
 
+/** Answers Slack's interaction payloads, from whichever transport brought them. */
+export interface SlackAnswerer {
+  answer(payload: unknown): Promise<SlackAnswer>;
+}
+
 function answerOf(reply: ChatReply): SlackAnswer {
   return reply.kind === 'form_errors' ? { response_action: 'errors', errors: reply.errors } : null;
 }
@@ -18,7 +23,7 @@ function answerOf(reply: ChatReply): SlackAnswer {
  * form must open while the click's trigger lives, which the handling does first); a form waits
  * for its decision, so that what is wrong with it shows in it, unless that takes too long.
  */
-export class SlackInbound {
+export class SlackInbound implements SlackAnswerer {
   constructor(
     private readonly provider: ChatProvider,
     private readonly interactions: ChatInteractions,
