@@ -132,6 +132,11 @@ export class FakeSlack {
     return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/api`;
   }
 
+  /** Slack's authorize page, as the `slack_oauth_url` setting takes it: it authorizes at once. */
+  get authorizeUrl(): string {
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/oauth/v2/authorize`;
+  }
+
   /** Down: every request's connection is cut without an answer, as when Slack cannot be reached. */
   setDown(down: boolean): void {
     this.down = down;
@@ -213,6 +218,17 @@ export class FakeSlack {
   // ── Web API ──────────────────────────────────────────────────────────────────────────────
 
   private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const url = new URL(request.url ?? '/', 'http://fake');
+    if (request.method === 'GET' && url.pathname === '/oauth/v2/authorize') {
+      // The installer authorizes at once: Slack sends them back with a new code and the state.
+      const code = `code-${this.oauthCodes.size + this.issuedTokens.length + 1}-${Math.random().toString(36).slice(2)}`;
+      this.oauthCodes.add(code);
+      const back = new URL(url.searchParams.get('redirect_uri') ?? '');
+      back.searchParams.set('code', code);
+      back.searchParams.set('state', url.searchParams.get('state') ?? '');
+      response.writeHead(302, { location: back.toString() }).end();
+      return;
+    }
     if (this.down) {
       this.refused += 1;
       request.socket.destroy();
