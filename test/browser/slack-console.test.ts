@@ -43,6 +43,12 @@ describe('the console\'s Slack page', () => {
     await page.getByRole('dialog').getByRole('button', { name: 'Disconnect' }).click();
     await expect.poll(() => page.getByText('Slack is not connected.').count()).toBe(1);
     expect(slack.revoked.size).toBe(1);
+    // A person linked to their Slack user by hand, from the Users page.
+    await page.locator('.console-nav').getByRole('link', { name: 'Users' }).click();
+    const link = page.getByLabel(/^Slack member id of Slack Admin/);
+    await link.fill('U0ADMIN');
+    await link.press('Enter');
+    await expect.poll(async () => (await call(hosted.server.url, 'GET', `/users/${admin.id}`, undefined, { headers: hosted.adminKey })).body.slack_user_id).toBe('U0ADMIN');
     await page.context().close();
   });
 });

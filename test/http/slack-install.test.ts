@@ -197,6 +197,22 @@ describe('deciding from Slack as the organization\'s people', () => {
     await expect.poll(() => JSON.stringify(message.blocks).includes('*Approved* by Ben')).toBe(true);
   });
 
+  it('an explicit link (slack_user_id) wins over the e-mail, and one Slack user is one person\'s', async () => {
+    // U_ZED's Slack e-mail is no one's here; Ben's person is linked to U_ZED by hand.
+    slack.users.set('U_ZED', { email: 'zed@personal.example' });
+    const linked = await api('PATCH', `/users/${people.U_BEN}`, { slack_user_id: 'U_ZED'.replace('_', '') });
+    expect(linked.status).toBe(200);
+    expect(linked.body.slack_user_id).toBe('UZED');
+    expect((await api('PATCH', `/users/${people.U_ANA}`, { slack_user_id: 'UZED' })).status).toBe(409);
+    expect((await api('PATCH', `/users/${people.U_ANA}`, { slack_user_id: 'not-an-id' })).status).toBe(400);
+    slack.users.set('UZED', { email: 'zed@personal.example' });
+    const created = await postedReview();
+    await interact(clickPayload('gl.approve', created.id, 'UZED', created.message));
+    await expect.poll(async () => (await api('GET', `/reviews/${created.id}`)).body.status).toBe('approved');
+    expect((await api('GET', `/reviews/${created.id}`)).body.decision).toMatchObject({ reviewer_id: people.U_BEN, reviewer_name: 'Ben' });
+    expect((await api('PATCH', `/users/${people.U_BEN}`, { slack_user_id: null })).body.slack_user_id).toBeNull();
+  });
+
   it('ignores a click from another workspace than the organization installed', async () => {
     const created = await postedReview();
     const click = clickPayload('gl.approve', created.id, 'U_ANA', created.message) as { user: { team_id: string } };
