@@ -211,5 +211,6 @@ describe('the Slack app manifest (greenlight slack manifest)', () => {
     expect(manifest.settings.interactivity.request_url).toBe('https://greenlight.example.com/api/integrations/slack/interactions');
     expect(manifest.settings.event_subscriptions.request_url).toBe('https://greenlight.example.com/api/integrations/slack/events');
     expect(manifest.features.bot_user.display_name).toBe('Reviews');
+    expect(manifest.oauth_config.redirect_urls).toEqual(['https://greenlight.example.com/api/integrations/slack/oauth/callback']);
   });
 });

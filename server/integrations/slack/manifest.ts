@@ -25,7 +25,8 @@ export function slackManifest({ name, publicApiUrl }: ManifestOptions): Record<s
       background_color: '#1f6f43',
     },
     features: { bot_user: { display_name: name, always_online: true } },
-    oauth_config: { scopes: { bot: [...BOT_SCOPES] } },
+    // Over HTTP, the hosted edition's Add to Slack comes back to its callback.
+    oauth_config: { ...(base ? { redirect_urls: [`${base}/integrations/slack/oauth/callback`] } : {}), scopes: { bot: [...BOT_SCOPES] } },
     settings: {
       event_subscriptions: { ...(base ? { request_url: `${base}/integrations/slack/events` } : {}), bot_events: ['app_uninstalled', 'tokens_revoked'] },
       interactivity: { is_enabled: true, ...(base ? { request_url: `${base}/integrations/slack/interactions` } : {}) },
