@@ -170,6 +170,9 @@ describe('deciding from Slack as the organization\'s people', () => {
     await interact(clickPayload('gl.approve', created.id, 'U_ANA', created.message));
     await expect.poll(async () => (await api('GET', `/reviews/${created.id}`)).body.status).toBe('approved');
     expect((await api('GET', `/reviews/${created.id}`)).body.decision).toMatchObject({ reviewer_id: people.U_ANA, reviewer_name: 'Ana' });
+    const audit = await api('GET', '/audit-logs?action=review.decided');
+    const entry = audit.body.entries.find((candidate: { target_id: number }) => candidate.target_id === created.id);
+    expect(entry.actor).toEqual({ type: 'user', id: `user:${people.U_ANA}`, label: 'Ana' });
     await expect.poll(() => slack.messages.find((m) => m.ts === created.message.ts)!.updates).toBe(1);
   });
 
