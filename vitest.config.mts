@@ -37,6 +37,10 @@ const ON_POSTGRES = [
   'test/http/statistics-concurrency.test.ts',
   'test/http/shutdown.test.ts',
   'test/http/sign-in.test.ts',
+  'test/http/slack-install.test.ts',
+  'test/http/slack-interactions.test.ts',
+  'test/http/slack-messages.test.ts',
+  'test/http/slack-socket-mode.test.ts',
   'test/http/tenancy.test.ts',
   'test/http/waiting-until.test.ts',
   'test/http/webhooks.test.ts',
@@ -46,6 +50,7 @@ const ON_POSTGRES = [
   'test/cli/out-of-files.test.ts',
   'test/cli/receipt-keys.test.ts',
   'test/cli/scale-out.test.ts',
+  'test/cli/slack-scale-out.test.ts',
   'test/cli/status-and-logs.test.ts',
   'test/cli/webhook-flood.test.ts',
 ];

@@ -6,8 +6,23 @@
 export type NotificationLevel = 'off' | 'critical' | 'critical_and_high';
 
 /** What the dashboard's desktop settings show. */
+/** Reviews in Slack over Socket Mode: whether the tokens are set (never the tokens themselves), and the channel. */
+export interface DesktopSlackView {
+  botTokenSet: boolean;
+  appTokenSet: boolean;
+  channel: string;
+}
+
+/** New Slack tokens or channel; an empty string removes one. */
+export interface DesktopSlackChange {
+  botToken?: string;
+  appToken?: string;
+  channel?: string;
+}
+
 export interface DesktopSettingsView {
   notifications: NotificationLevel;
+  slack: DesktopSlackView;
   lanAccess: boolean;
   /** Addresses agents on the network use while LAN access is on. */
   lanUrls: string[];
@@ -18,6 +33,7 @@ export interface DesktopSettingsView {
 export interface DesktopSettingsChange {
   notifications?: NotificationLevel;
   lanAccess?: boolean;
+  slack?: DesktopSlackChange;
 }
 
 export interface DesktopBridge {

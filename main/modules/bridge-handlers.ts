@@ -1,7 +1,7 @@
 import os from 'node:os';
-import { CHANNELS, type DesktopSettingsChange, type DesktopSettingsView } from '../bridge';
+import { CHANNELS, type DesktopSettingsChange, type DesktopSettingsView, type DesktopSlackChange } from '../bridge';
 import type { DesktopModule } from './desktop-module';
-import { settingsView } from './desktop-settings';
+import { settingsView, SLACK_PATTERNS } from './desktop-settings';
 import type { IpcMainLike } from './electron-parts';
 import { sameOrigin } from './window-security';
 
@@ -23,9 +23,20 @@ export function parseSettingsChange(raw: unknown): DesktopSettingsChange {
       change.notifications = value as DesktopSettingsChange['notifications'];
     } else if (key === 'lanAccess' && typeof value === 'boolean') {
       change.lanAccess = value;
+    } else if (key === 'slack' && typeof value === 'object' && value !== null && !Array.isArray(value)) {
+      change.slack = parseSlackChange(value as Record<string, unknown>);
     } else {
       throw new Error(`unexpected setting ${key}`);
     }
+  }
+  return change;
+}
+
+function parseSlackChange(raw: Record<string, unknown>): DesktopSlackChange {
+  const change: DesktopSlackChange = {};
+  for (const [key, value] of Object.entries(raw)) {
+    if (!(key in SLACK_PATTERNS) || typeof value !== 'string' || !SLACK_PATTERNS[key as keyof DesktopSlackChange].test(value.trim())) throw new Error(`unexpected Slack setting ${key}`);
+    change[key as keyof DesktopSlackChange] = value.trim();
   }
   return change;
 }

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import type { NetworkInterfaceInfo } from 'node:os';
 import path from 'node:path';
-import type { DesktopSettingsChange, DesktopSettingsView, NotificationLevel } from '../bridge';
+import type { DesktopSettingsChange, DesktopSettingsView, DesktopSlackChange, NotificationLevel } from '../bridge';
 
 /** What the desktop app remembers beyond greenlight.yaml: choices made in its own settings. */
 export interface DesktopSettings {
@@ -9,9 +9,24 @@ export interface DesktopSettings {
   lanAccess: boolean;
   /** Generated the first time LAN access is turned on; kept so agents need not be reconfigured. */
   lanApiKey: string | null;
+  /** Reviews in Slack over Socket Mode (the app from `greenlight slack manifest`): its tokens and channel. */
+  slack: { botToken: string; appToken: string; channel: string };
 }
 
-export const DEFAULT_SETTINGS: DesktopSettings = { notifications: 'critical', lanAccess: false, lanApiKey: null };
+export const DEFAULT_SETTINGS: DesktopSettings = { notifications: 'critical', lanAccess: false, lanApiKey: null, slack: { botToken: '', appToken: '', channel: '' } };
+
+/** What each Slack setting must look like (empty removes it): as `server/config/settings.ts` checks them. */
+export const SLACK_PATTERNS: Record<keyof DesktopSlackChange, RegExp> = {
+  botToken: /^(xoxb-[A-Za-z0-9-]{5,250})?$/,
+  appToken: /^(xapp-[A-Za-z0-9-]{5,250})?$/,
+  channel: /^([CGD][A-Z0-9]{2,40})?$/,
+};
+
+function slackOf(raw: unknown): DesktopSettings['slack'] {
+  const value = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>;
+  const field = (name: keyof DesktopSlackChange) => (typeof value[name] === 'string' && SLACK_PATTERNS[name].test(value[name] as string) ? (value[name] as string) : '');
+  return { botToken: field('botToken'), appToken: field('appToken'), channel: field('channel') };
+}
 
 const LEVELS: readonly NotificationLevel[] = ['off', 'critical', 'critical_and_high'];
 
@@ -22,6 +37,7 @@ export function parseSettings(raw: unknown): DesktopSettings {
     notifications: LEVELS.includes(value.notifications as NotificationLevel) ? (value.notifications as NotificationLevel) : DEFAULT_SETTINGS.notifications,
     lanAccess: value.lanAccess === true,
     lanApiKey: typeof value.lanApiKey === 'string' && value.lanApiKey.length >= 16 ? value.lanApiKey : null,
+    slack: slackOf(value.slack),
   };
 }
 
@@ -35,7 +51,7 @@ export function readSettings(file: string): DesktopSettings {
 
 export function writeSettings(file: string, settings: DesktopSettings): void {
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  // The file holds the LAN API key: readable by its owner only.
+  // The file holds the LAN API key and the Slack tokens: readable by its owner only.
   fs.writeFileSync(file, `${JSON.stringify(settings, null, 2)}\n`, { mode: 0o600 });
 }
 
@@ -53,13 +69,30 @@ export function changeSettings(current: DesktopSettings, change: DesktopSettings
     next.lanAccess = change.lanAccess === true;
     if (next.lanAccess && !next.lanApiKey) next.lanApiKey = newKey();
   }
+  if (change.slack !== undefined) {
+    const slack = { ...current.slack };
+    for (const name of ['botToken', 'appToken', 'channel'] as const) {
+      const value = change.slack[name];
+      if (value === undefined) continue;
+      if (typeof value !== 'string' || !SLACK_PATTERNS[name].test(value.trim())) throw new Error(`${name} is not a Slack ${name === 'channel' ? 'channel id' : 'token of its kind'}`);
+      slack[name] = value.trim();
+    }
+    next.slack = slack;
+  }
   return next;
 }
 
-/** The configuration the desktop settings impose, over greenlight.yaml and the environment. */
-export function configOverrides(settings: DesktopSettings): { api_host?: string; enable_auth?: boolean; api_key?: string } {
-  if (!settings.lanAccess || !settings.lanApiKey) return { api_host: '127.0.0.1' };
-  return { api_host: '0.0.0.0', enable_auth: true, api_key: settings.lanApiKey };
+/** The configuration the desktop settings impose, over greenlight.yaml and the environment: the network, and Slack once set here. */
+export function configOverrides(settings: DesktopSettings): Record<string, string | boolean> {
+  const { botToken, appToken, channel } = settings.slack;
+  const slack: Record<string, string> = botToken ? { slack_bot_token: botToken, slack_app_token: appToken, slack_channel: channel } : {};
+  if (!settings.lanAccess || !settings.lanApiKey) return { api_host: '127.0.0.1', ...slack };
+  return { api_host: '0.0.0.0', enable_auth: true, api_key: settings.lanApiKey, ...slack };
+}
+
+/** Whether the API must restart for a change: it binds its address, and opens Slack's socket, at start. */
+export function needsRestart(before: DesktopSettings, after: DesktopSettings): boolean {
+  return before.lanAccess !== after.lanAccess || JSON.stringify(before.slack) !== JSON.stringify(after.slack);
 }
 
 /** What the dashboard's settings show, the LAN addresses and key only while LAN access is on. */
@@ -69,6 +102,7 @@ export function settingsView(settings: DesktopSettings, interfaces: NodeJS.Dict<
     lanAccess: settings.lanAccess,
     lanUrls: settings.lanAccess ? lanUrls(interfaces, apiPort) : [],
     apiKey: settings.lanAccess ? settings.lanApiKey : null,
+    slack: { botTokenSet: settings.slack.botToken !== '', appTokenSet: settings.slack.appToken !== '', channel: settings.slack.channel },
   };
 }
 

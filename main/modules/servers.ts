@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { PortInUseError } from '../../server';
 import type { DesktopContext, DesktopModule } from './desktop-module';
+import { needsRestart } from './desktop-settings';
 import { portConflictMessage } from './port-conflict';
 
 /**
@@ -14,8 +15,8 @@ export const servers: DesktopModule = {
     if (!(await startApiOrExit(ctx))) return;
     await ctx.servers.startDashboard();
     ctx.settings.onChange(async (before, after) => {
-      if (before.lanAccess === after.lanAccess) return;
-      // Rebinding the API is a restart; agents waiting at this moment get a 503 with their review_id.
+      if (!needsRestart(before, after)) return;
+      // Rebinding the API, or opening Slack with other tokens, is a restart; agents waiting at this moment get a 503 with their review_id.
       await ctx.servers.stopApi();
       await startApiOrExit(ctx);
     });

@@ -7,6 +7,7 @@ import { PeopleStore } from '../db/people-store';
 import { RoutingRuleStore } from '../db/routing-rule-store';
 import { DatabaseUnitOfWork } from '../db/unit-of-work';
 import { WebhookStore } from '../db/webhook-store';
+import { SlackInstallationStore } from '../db/slack-installation-store';
 import { WorkflowStore } from '../db/workflow-store';
 import { EvaluationStore } from '../db/evaluation-store';
 import { EventFeed } from '../domain/shared/events';
@@ -41,6 +42,7 @@ export async function openAdministration(config: Config): Promise<Administration
     workflows: new WorkflowStore(db),
     evaluations: new EvaluationStore(db),
     webhooks: new WebhookStore(db),
+    slackInstallations: new SlackInstallationStore(db),
   };
   const unitOfWork = new DatabaseUnitOfWork(db, new Outbox(db, Date.now), new EventFeed(), { auditLog: stores.audit });
   const hosted = hostedServices(config, stores, unitOfWork, Date.now, undefined, () => undefined);

@@ -13,6 +13,7 @@ import type { ReviewToolsOptions } from '../mcp/tools';
 import { httpEditionOf } from './edition';
 import { listen } from './listen';
 import { openServices, type ServiceOptions, type Services } from './services';
+import { hostedSlackEvents } from './slack';
 
 /** The API as its host (the CLI, the desktop app, a test) holds it. */
 export interface RunningServer {
@@ -79,6 +80,13 @@ export async function launchApi(config: Config, options: StartOptions = {}): Pro
     blockingTimeoutSeconds: config.blocking_timeout_seconds,
     log,
     validateResponses: options.validateResponses,
+    slack: {
+      signingSecret: config.slack_signing_secret,
+      inbound: services.slackInbound,
+      onEvent: services.slack?.onEvent ?? hostedSlackEvents(services.hosted.chatInstallations),
+      log,
+      clock: options.clock,
+    },
   });
   const limits = {
     ...connectionLimitsFor({ maxWaitingRequests: config.max_waiting_requests, outgoingSockets: services.background.outgoingSockets }),

@@ -22,13 +22,14 @@ export function editionOf(config: Config): EditionPlan {
 }
 
 /** How the edition's API authenticates, who may call what, and the routes it adds. */
-export function httpEditionOf(config: Config, hosted: Omit<HostedOptions, 'operatorKey' | 'secureCookies'>, options: { log: Logger; clock?: () => number }): HttpEdition {
+export function httpEditionOf(config: Config, hosted: Omit<HostedOptions, 'operatorKey' | 'secureCookies' | 'consoleUrl'>, options: { log: Logger; clock?: () => number }): HttpEdition {
   if (!editionOf(config).organizations) return selfHostedHttp(config.enable_auth ? config.api_key : undefined, options);
   return hostedHttp(
     {
       ...hosted,
       operatorKey: config.operator_key,
       secureCookies: publicUrlOf(config).startsWith('https:'),
+      consoleUrl: publicUrlOf(config),
     },
     options,
   );

@@ -5,6 +5,9 @@ import type { Outbox } from '../db/outbox';
 import type { AttachmentStore } from '../db/attachment-store';
 import type { ReviewStore } from '../db/review-store';
 import type { WebhookStore } from '../db/webhook-store';
+import type { ChatMessageStore } from '../db/chat-message-store';
+import { ChatDispatcher } from '../integrations/chat-dispatcher';
+import type { ChatMessaging } from './slack';
 import type { EventFeed } from '../domain/shared/events';
 import type { Evaluations } from '../domain/evaluations/evaluations';
 import type { OneAtATime } from '../domain/shared/unit-of-work';
@@ -25,6 +28,8 @@ export interface BackgroundWork {
   wakeWebhooks(): void;
   /** Runs the scheduled evaluation suites that are due now (a test that moved the clock); resolves once they have run. */
   runDueEvaluations(): Promise<void>;
+  /** Looks for messages owed to Slack now (a test that moved the clock). */
+  wakeChat(): void;
   /** Sockets the process may open itself at once (webhook deliveries): they share the client connections' descriptors. */
   outgoingSockets: number;
   stop(): Promise<void>;
@@ -34,11 +39,13 @@ export interface BackgroundWorkOptions {
   config: Config;
   edition: EditionPlan;
   storage: Storage;
-  stores: { reviews: ReviewStore; attachments: AttachmentStore; webhooks: WebhookStore };
+  stores: { reviews: ReviewStore; attachments: AttachmentStore; webhooks: WebhookStore; slackMessages: ChatMessageStore };
   unitOfWork: UnitOfWork;
   feed: EventFeed;
   outbox: Outbox;
   reviews: ReviewUseCases;
+  /** What posts the messages owed to Slack (the installation's app, or the organizations' installs). */
+  slack: ChatMessaging | null;
   policy: () => Policy;
   /** The hosted edition's evaluation suites, whose schedules this process helps keep. */
   evaluations?: Evaluations;
@@ -58,16 +65,19 @@ export async function startBackgroundWork(options: BackgroundWorkOptions): Promi
   const expiry = new ReviewExpiry({ store: stores.reviews, oneAtATime: exclusive, deciding: reviews.deciding, reading: reviews.reading, feed, policy: options.policy, log, clock });
   await expiry.start();
   const dispatcher = await startWebhookDeliveries(options);
+  const slack = await startSlackMessages(options);
   const relay = await relayOtherProcesses(storage.db, { url: config.database_url, outbox, feed, recheck: () => reviews.waiting.recheckWaiting(), log });
   const evaluations = options.evaluations && scheduleEvaluations(options.evaluations, exclusive, log);
   return {
     wakeWebhooks: () => dispatcher?.sender.wake(),
     runDueEvaluations: async () => evaluations?.runNow(),
+    wakeChat: () => slack?.wake(),
     outgoingSockets: dispatcher?.inFlight ?? 0,
     stop: async () => {
       expiry.stop();
       await evaluations?.stop();
       await dispatcher?.sender.stop();
+      await slack?.stop();
       await relay?.stop();
     },
   };
@@ -86,6 +96,23 @@ async function startWebhookDeliveries(options: BackgroundWorkOptions): Promise<{
   const sender = new WebhookDispatcher({ webhooks: stores.webhooks, unitOfWork, feed, scheduleSeconds: config.webhook_retry_schedule, limits, targets, log, clock });
   await sender.start();
   return { sender, inFlight: limits.inFlight };
+}
+
+/** Messages owed to Slack, posted and kept up to date with the installation's bot token; clicks over Socket Mode. */
+async function startSlackMessages(options: BackgroundWorkOptions): Promise<{ wake(): void; stop(): Promise<void> } | undefined> {
+  const { slack, stores, feed, log, clock } = options;
+  if (!slack) return undefined;
+  const dispatcher = new ChatDispatcher({ messages: stores.slackMessages, providerFor: slack.providerFor, cardOf: slack.cardOf, feed, log, clock });
+  await dispatcher.start();
+  // Clicks over Socket Mode: a first connection that fails is retried in the background, never holding up the start.
+  void slack.socket?.start();
+  return {
+    wake: () => dispatcher.wake(),
+    stop: async () => {
+      await slack.socket?.stop();
+      await dispatcher.stop();
+    },
+  };
 }
 
 /**

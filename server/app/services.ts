@@ -19,6 +19,12 @@ import { ReceiptKeyStore } from '../db/receipt-key-store';
 import { DecisionReceipts } from '../domain/reviews/receipts';
 import { keyEncryptionKey, ReceiptKeys } from '../receipts/keys';
 import { keyEncryptionSecret } from '../receipts/key-encryption-secret';
+import { ChatMessageStore } from '../db/chat-message-store';
+import { SlackInstallationStore } from '../db/slack-installation-store';
+import type { ChatInstallations } from '../domain/chat/installations';
+import { chatEnqueuer } from '../domain/chat/messages';
+import { chatInstallationsOf, hostedSlackDestinationOf, hostedSlackInbound, hostedSlackMessaging, type SlackParts, slackDestinationOf, slackParts } from './slack';
+import type { SlackAnswerer } from '../integrations/slack/inbound';
 import { StatisticsQuery } from '../db/statistics-query';
 import { DatabaseUnitOfWork } from '../db/unit-of-work';
 import { AttachmentService } from '../domain/reviews/attachments';
@@ -39,7 +45,7 @@ import { StatisticsService } from '../domain/reviews/statistics';
 import { DecisionWaiters } from '../domain/reviews/waiters';
 import type { Policy } from '../domain/routing/review-policy';
 import type { UnitOfWork } from '../domain/shared/unit-of-work';
-import type { Logger } from '../logging';
+import { type Logger, silentLogger } from '../logging';
 import type { AttachmentFiles } from '../storage/attachment-files';
 import { type Storage, openStorage } from './database';
 import { type EditionPlan, editionOf } from './edition';
@@ -56,6 +62,8 @@ export interface HostedServices {
   workflows: Workflows;
   evaluations: Evaluations;
   webhooks: WebhookService;
+  /** Organizations' Slack workspaces, installed with OAuth. */
+  chatInstallations: ChatInstallations;
 }
 
 /** Everything behind the HTTP layer, wired to one database. Known to `app/` alone: others get a handle. */
@@ -74,6 +82,10 @@ export interface Services {
   hosted: HostedServices;
   /** The receipt signing keys: /.well-known/jwks.json lists their public halves. */
   receiptKeys: ReceiptKeys;
+  /** The self-hosted installation's Slack app, when set up. */
+  slack: SlackParts | null;
+  /** What answers Slack's clicks: the installation's app, or (hosted) the organizations' installs. */
+  slackInbound: SlackAnswerer | null;
   background: BackgroundWork;
   disk(): Promise<DiskReport>;
   /** Puts a reloaded policy in force for new reviews and the next expiries; waiting agents are untouched. */
@@ -110,6 +122,8 @@ function storesOn(db: Database, config: Config, clock: () => number) {
     evaluations: new EvaluationStore(db),
     webhooks: new WebhookStore(db),
     receiptKeys: new ReceiptKeyStore(db),
+    slackMessages: new ChatMessageStore(db, 'slack'),
+    slackInstallations: new SlackInstallationStore(db),
   };
 }
 
@@ -119,12 +133,15 @@ type Stores = ReturnType<typeof storesOn>;
  * How changes are written: each in one transaction with the events it records (the outbox), and
  * in the edition's audit log and webhook deliveries.
  */
-function writesOn(db: Database, stores: Stores, edition: EditionPlan, clock: () => number, log: Logger): { feed: EventFeed; outbox: Outbox; unitOfWork: UnitOfWork } {
+function writesOn(db: Database, stores: Stores, config: Config, policy: () => Policy, clock: () => number, log: Logger): { feed: EventFeed; outbox: Outbox; unitOfWork: UnitOfWork } {
+  const edition = editionOf(config);
+  const slackDestination = slackDestinationOf(config, policy) ?? hostedSlackDestinationOf(config, stores.slackInstallations);
   const feed = new EventFeed((event, error) => log.error('event listener failed', { event: event.type, error: String(error) }));
   const outbox = new Outbox(db, clock);
   const unitOfWork = new DatabaseUnitOfWork(db, outbox, feed, {
     auditLog: edition.organizations ? stores.audit : undefined,
     webhooks: edition.webhooks === 'none' ? undefined : webhookEnqueuer(stores.webhooks, clock, edition.webhooks === 'installation'),
+    chat: slackDestination === null ? undefined : chatEnqueuer(stores.slackMessages, slackDestination, clock),
     clock,
   });
   return { feed, outbox, unitOfWork };
@@ -148,10 +165,10 @@ export async function openServices(config: Config, log: Logger, { clock = Date.n
     await db.close();
     throw error;
   });
-  const { feed, outbox, unitOfWork } = writesOn(db, stores, edition, clock, log);
   const policy = policyHolder(config.routing);
+  const { feed, outbox, unitOfWork } = writesOn(db, stores, config, policy.current, clock, log);
   const waiters = new DecisionWaiters(feed);
-  const hosted = hostedServices(config, stores, unitOfWork, clock, passwordCost, () => background.wakeWebhooks(), random);
+  const hosted = hostedServices(config, stores, unitOfWork, clock, passwordCost, () => background.wakeWebhooks(), random, log);
   const attachments = attachmentService(config, storage, stores, unitOfWork, clock);
   const reviews = reviewUseCases({
     reviews: stores.reviews,
@@ -171,6 +188,8 @@ export async function openServices(config: Config, log: Logger, { clock = Date.n
     attachments,
     clock,
   });
+  const slack = slackParts(config, stores, reviews, log);
+  const messaging = slack ?? hostedSlackMessaging(config, stores, reviews, hosted.chatInstallations);
   const background = await startBackgroundWork({
     config,
     edition,
@@ -180,6 +199,7 @@ export async function openServices(config: Config, log: Logger, { clock = Date.n
     feed,
     outbox,
     reviews,
+    slack: messaging,
     policy: policy.current,
     evaluations: edition.organizations ? hosted.evaluations : undefined,
     log,
@@ -198,6 +218,8 @@ export async function openServices(config: Config, log: Logger, { clock = Date.n
     statistics: new StatisticsService(stores.statistics, clock),
     hosted,
     receiptKeys,
+    slack,
+    slackInbound: slack?.inbound ?? hostedSlackInbound(config, stores, reviews, hosted.chatInstallations, log),
     background,
     disk: () => storage.diskSpace.report(),
     replacePolicy: policy.replace,
@@ -237,12 +259,13 @@ function attachmentService(config: Config, storage: Storage, stores: Stores, uni
 /** The hosted edition's use cases. Built in either edition: the self-hosted one serves none of them. */
 export function hostedServices(
   config: Config,
-  stores: Pick<Stores, 'organizations' | 'agents' | 'audit' | 'people' | 'routingRules' | 'workflows' | 'evaluations' | 'webhooks'>,
+  stores: Pick<Stores, 'organizations' | 'agents' | 'audit' | 'people' | 'routingRules' | 'workflows' | 'evaluations' | 'webhooks' | 'slackInstallations'>,
   unitOfWork: UnitOfWork,
   clock: () => number,
   passwordCost: ScryptCost | undefined,
   wakeWebhooks: () => void,
   random?: () => number,
+  log: Logger = silentLogger,
 ): HostedServices {
   const webhookTargets = { allowPrivate: config.webhook_allow_private_targets, allowHttp: config.webhook_allow_http };
   return {
@@ -255,6 +278,7 @@ export function hostedServices(
     workflows: new Workflows(stores.workflows, stores.organizations, stores.people, unitOfWork, clock),
     evaluations: new Evaluations(stores.evaluations, stores.evaluations, unitOfWork, clock),
     webhooks: new WebhookService(stores.webhooks, unitOfWork, webhookTargets, config.max_webhooks_per_organization, clock, wakeWebhooks),
+    chatInstallations: chatInstallationsOf(config, stores.slackInstallations, unitOfWork, clock, log),
   };
 }
 

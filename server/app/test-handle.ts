@@ -42,6 +42,8 @@ export interface TestHandle {
   wakeWebhooks(): void;
   /** Runs the scheduled evaluation suites due now, as the process's own timer would; resolves once they have run. */
   runDueEvaluations(): Promise<void>;
+  /** Looks for messages owed to Slack now. */
+  wakeChat(): void;
 }
 
 export async function startServerUnderTest(config: Config, options: StartOptions = {}): Promise<RunningServer & { test: TestHandle }> {
@@ -67,6 +69,7 @@ export async function startServerUnderTest(config: Config, options: StartOptions
       statistics: services.statistics,
       wakeWebhooks: () => services.background.wakeWebhooks(),
       runDueEvaluations: () => services.background.runDueEvaluations(),
+      wakeChat: () => services.background.wakeChat(),
     },
   };
 }

@@ -126,6 +126,15 @@ function buildProgram(): Command {
     });
 
   program
+    .command('slack')
+    .description('reviews in Slack')
+    .command('manifest')
+    .description('print the Slack app manifest to paste into api.slack.com/apps → Create New App → From a manifest (Socket Mode: no public URL needed)')
+    .option('--name <name>', 'the app\'s and its bot\'s name in Slack', 'Greenlight')
+    .option('--public-url <url>', 'instead of Socket Mode, where Slack reaches this API over HTTPS (its interactions and events endpoints)')
+    .action(async (options: { name: string; publicUrl?: string }) => (await import('./slack.js')).runSlackManifest(options, process.stdout));
+
+  program
     .command('logs')
     .description('show the most recent reviews as a table')
     .addOption(configOption())

@@ -57,6 +57,23 @@ export interface Config {
   webhook_allow_private_targets: boolean;
   /** Accept http:// webhook URLs as well as https://. */
   webhook_allow_http: boolean;
+  /** Slack's Web API base (tests point it at a fake on loopback). */
+  slack_api_url: string;
+  /** The bot token (`xoxb-…`) reviews are posted with (self-hosted and desktop: from the app made by `greenlight slack manifest`). */
+  slack_bot_token: string;
+  /** The Slack channel id (C…) every new review is posted to; empty: none. */
+  slack_channel: string;
+  /** The app-level token (`xapp-…`) that opens Slack's Socket Mode: clicks arrive without a public URL. */
+  slack_app_token: string;
+  /** Hosted edition: the Slack app's client id and secret (Basic Information → App Credentials), for OAuth installs. */
+  slack_client_id: string;
+  slack_client_secret: string;
+  /** Where installers are sent to authorize the app (tests point it at a fake). */
+  slack_oauth_url: string;
+  /** Hosted edition: base64 of 32 random bytes; installed bot tokens are stored encrypted with it (AES-256-GCM). */
+  slack_token_key: string;
+  /** Slack's signing secret: interactions and events arriving over HTTP are checked against it. */
+  slack_signing_secret: string;
   /** Self-hosted edition: webhook endpoints that receive every event of the installation. */
   webhooks: ConfiguredWebhook[];
   /** Webhook deliveries one API process sends at once (each holds a socket until answered or timed out). */
@@ -211,6 +228,34 @@ function durations(key: ConfigKey) {
   };
 }
 
+/** Empty, or a Slack token of the kind its prefix names. */
+function slackToken(prefix: string) {
+  return (key: ConfigKey) =>
+    (raw: unknown, origin: ValueOrigin): string => {
+      const value = text({ allowEmpty: true })(key)(raw, origin);
+      if (value !== '' && !(value.startsWith(prefix) && /^[A-Za-z0-9-]{10,255}$/.test(value))) throw invalid(key, `a Slack token that starts with ${prefix}`, '(hidden)', origin);
+      return value;
+    };
+}
+
+/** Empty, or base64 of exactly 32 bytes (an AES-256 key). */
+function slackTokenKey(key: ConfigKey) {
+  return (raw: unknown, origin: ValueOrigin): string => {
+    const value = text({ allowEmpty: true })(key)(raw, origin);
+    if (value !== '' && (!/^[A-Za-z0-9+/]{43}=$/.test(value) || Buffer.from(value, 'base64').length !== 32)) throw invalid(key, 'the base64 of 32 random bytes (openssl rand -base64 32)', '(hidden)', origin);
+    return value;
+  };
+}
+
+/** Empty, or a Slack conversation id. */
+function slackChannel(key: ConfigKey) {
+  return (raw: unknown, origin: ValueOrigin): string => {
+    const value = text({ allowEmpty: true })(key)(raw, origin);
+    if (value !== '' && !/^[CGD][A-Z0-9]{2,40}$/.test(value)) throw invalid(key, 'a Slack channel id such as C0123456789 (Channel details → About, at the bottom)', raw, origin);
+    return value;
+  };
+}
+
 /** A list of `{url, secret, events?}` in the file; JSON in an environment variable. */
 function configuredWebhooks(key: ConfigKey) {
   return (raw: unknown, origin: ValueOrigin): ConfiguredWebhook[] => {
@@ -347,6 +392,30 @@ export const SETTINGS = [
     8,
     'Of webhook_max_in_flight, the most one organization\'s endpoints may hold, so that endpoints which never answer cannot hold up everyone else\'s.',
     integerIn(1, 10_000),
+  ),
+  setting('slack_api_url', 'https://slack.com/api', "Slack's Web API base URL; change it only to point at a test double.", url),
+  setting('slack_bot_token', '', 'Slack bot token (xoxb-…) that posts reviews and updates them; prefer GREENLIGHT_SLACK_BOT_TOKEN. Empty: nothing is posted to Slack.', slackToken('xoxb-')),
+  setting(
+    'slack_app_token',
+    '',
+    'Slack app-level token (xapp-…, scope connections:write) for Socket Mode: clicks in Slack reach this server over a connection it opens, so no public URL is needed. Prefer GREENLIGHT_SLACK_APP_TOKEN.',
+    slackToken('xapp-'),
+  ),
+  setting('slack_channel', '', 'Slack channel id (C…, G…) each new review is posted to, with slack_bot_token; empty: none.', slackChannel),
+  setting(
+    'slack_signing_secret',
+    '',
+    "Your Slack app's signing secret (Basic Information → App Credentials); POST /integrations/slack/interactions and /events refuse what it did not sign. Prefer GREENLIGHT_SLACK_SIGNING_SECRET.",
+    text({ allowEmpty: true }),
+  ),
+  setting('slack_client_id', '', 'Hosted edition: the Slack app\'s Client ID, for "Add to Slack" (OAuth v2). Empty: organizations cannot install Slack.', text({ allowEmpty: true })),
+  setting('slack_client_secret', '', 'Hosted edition: the Slack app\'s Client Secret, sent to Slack as HTTP Basic when an install completes. Prefer GREENLIGHT_SLACK_CLIENT_SECRET.', text({ allowEmpty: true })),
+  setting('slack_oauth_url', 'https://slack.com/oauth/v2/authorize', 'Where installers authorize the Slack app; change it only to point at a test double.', url),
+  setting(
+    'slack_token_key',
+    '',
+    'Hosted edition: the key installed Slack bot tokens are encrypted with at rest (AES-256-GCM): base64 of 32 random bytes, e.g. openssl rand -base64 32. Prefer GREENLIGHT_SLACK_TOKEN_KEY; losing it means installing Slack again.',
+    slackTokenKey,
   ),
   setting('max_webhooks_per_organization', 50, 'Hosted edition: webhook endpoints one organization may have; creating one more gets 409.', integerIn(1, 100_000)),
   setting(

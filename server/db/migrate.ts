@@ -19,6 +19,7 @@ import * as auditHead from './migrations/0017-audit-head';
 import * as webhookDeliveryQueue from './migrations/0018-webhook-delivery-queue';
 import * as reviewWaits from './migrations/0019-review-waits';
 import * as agentNames from './migrations/0020-agent-names';
+import * as chatMessages from './migrations/0021-chat-messages';
 import * as receiptKeys from './migrations/0022-receipt-keys';
 import * as evaluations from './migrations/0023-evaluations';
 import * as tallySlots from './migrations/0024-tally-slots';
@@ -48,6 +49,7 @@ export const MIGRATIONS = [
   { name: '0018-webhook-delivery-queue', up: webhookDeliveryQueue.up, down: webhookDeliveryQueue.down },
   { name: '0019-review-waits', up: reviewWaits.up, down: reviewWaits.down },
   { name: '0020-agent-names', up: agentNames.up, down: agentNames.down },
+  { name: '0021-chat-messages', up: chatMessages.up, down: chatMessages.down },
   { name: '0022-receipt-keys', up: receiptKeys.up, down: receiptKeys.down },
   { name: '0023-evaluations', up: evaluations.up, down: evaluations.down },
   { name: '0024-tally-slots', up: tallySlots.up, down: tallySlots.down },

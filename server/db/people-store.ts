@@ -15,6 +15,7 @@ interface UserRow {
   role: string;
   is_active: boolean | number;
   password_set: boolean | number;
+  slack_user_id: string | null;
   created_at: number;
   updated_at: number;
 }
@@ -32,10 +33,10 @@ interface TeamRow {
   created_at: number;
 }
 
-const USER_COLUMNS = 'id, organization_id, email, name, role, is_active, password_hash IS NOT NULL AS password_set, created_at, updated_at';
+const USER_COLUMNS = 'id, organization_id, email, name, role, is_active, password_hash IS NOT NULL AS password_set, slack_user_id, created_at, updated_at';
 
 /** A user with what signing in checks, `u` being `users` and `o` their organization. */
-const CREDENTIALS_COLUMNS = `u.id, u.organization_id, u.email, u.name, u.role, u.is_active, u.password_hash IS NOT NULL AS password_set,
+const CREDENTIALS_COLUMNS = `u.id, u.organization_id, u.email, u.name, u.role, u.is_active, u.password_hash IS NOT NULL AS password_set, u.slack_user_id,
   u.created_at, u.updated_at, u.password_hash, o.name AS organization_name`;
 
 function toCredentials(row: CredentialsRow): UserCredentials {
@@ -52,6 +53,7 @@ function toUser(row: UserRow): UserRecord {
     // SQLite keeps booleans as 0 and 1.
     is_active: Boolean(row.is_active),
     password_set: Boolean(row.password_set),
+    slack_user_id: row.slack_user_id ?? null,
     created_at: isoTime(Number(row.created_at)),
     updated_at: isoTime(Number(row.updated_at)),
   };
@@ -70,7 +72,7 @@ export class PeopleStore implements PeopleRepository, SignInRepository {
         row,
         transactionOf(tx),
       );
-      return toUser({ id, ...created });
+      return toUser({ id, ...created, slack_user_id: null });
     } catch (error) {
       // Another user of the organization has the address (the unique index says so, also for a race).
       if (isUniqueViolation(error)) return null;
@@ -87,15 +89,24 @@ export class PeopleStore implements PeopleRepository, SignInRepository {
     return row ? toUser(row) : null;
   }
 
-  async updateUser(tx: Tx, organizationId: number, id: number, changes: Partial<Pick<UserRecord, 'name' | 'role' | 'is_active'>>, now: number): Promise<UserRecord | null> {
+  async updateUser(tx: Tx, organizationId: number, id: number, changes: Partial<Pick<UserRecord, 'name' | 'role' | 'is_active' | 'slack_user_id'>>, now: number): Promise<UserRecord | null> {
     const current = await this.findUser(organizationId, id, tx);
     if (!current) return null;
     const next = { ...current, ...changes };
-    await this.db.sequelize.query('UPDATE users SET name = $name, role = $role, is_active = $is_active, updated_at = $now WHERE id = $id', {
-      bind: { id, now, name: next.name, role: next.role, is_active: next.is_active },
+    await this.db.sequelize.query('UPDATE users SET name = $name, role = $role, is_active = $is_active, slack_user_id = $slack_user_id, updated_at = $now WHERE id = $id', {
+      bind: { id, now, name: next.name, role: next.role, is_active: next.is_active, slack_user_id: next.slack_user_id },
       transaction: transactionOf(tx),
     });
     return { ...next, updated_at: isoTime(now) };
+  }
+
+  async findBySlackUser(tx: Tx, organizationId: number, slackUserId: string): Promise<UserRecord | null> {
+    const [row] = await this.db.sequelize.query<UserRow>(`SELECT ${USER_COLUMNS} FROM users WHERE organization_id = $organizationId AND slack_user_id = $slackUserId`, {
+      bind: { organizationId, slackUserId },
+      type: QueryTypes.SELECT,
+      transaction: transactionOf(tx),
+    });
+    return row ? toUser(row) : null;
   }
 
   async lockActiveAdmins(tx: Tx, organizationId: number): Promise<number[]> {

@@ -6,6 +6,7 @@ import type { AuditRepository } from '../domain/organizations/ports';
 import type { Database } from './database';
 import type { Outbox } from './outbox';
 import type { WebhookEnqueuer } from '../domain/webhooks/webhooks';
+import type { ChatEnqueuer } from '../domain/chat/messages';
 
 class DatabaseTx implements Tx {
   readonly events: DomainEvent[] = [];
@@ -43,12 +44,15 @@ export interface UnitOfWorkOptions {
   auditLog?: AuditRepository;
   /** The hosted edition's webhooks: the deliveries a change owes commit with it. */
   webhooks?: WebhookEnqueuer;
+  /** Reviews in a chat workspace: the messages a change owes commit with it. */
+  chat?: ChatEnqueuer;
   clock?: () => number;
 }
 
 export class DatabaseUnitOfWork implements UnitOfWork {
   private readonly auditLog?: AuditRepository;
   private readonly webhooks?: WebhookEnqueuer;
+  private readonly chat?: ChatEnqueuer;
   private readonly clock: () => number;
 
   constructor(
@@ -59,6 +63,7 @@ export class DatabaseUnitOfWork implements UnitOfWork {
   ) {
     this.auditLog = options.auditLog;
     this.webhooks = options.webhooks;
+    this.chat = options.chat;
     this.clock = options.clock ?? Date.now;
   }
 
@@ -73,6 +78,7 @@ export class DatabaseUnitOfWork implements UnitOfWork {
       committed = await this.outbox.write(transaction, [...tx.events, ...tx.revocations]);
       const events = committed.filter((entry): entry is PublishedEvent => entry.type !== 'principal.revoked');
       if (this.webhooks && events.length > 0) await this.webhooks(tx, events);
+      if (this.chat && events.length > 0) await this.chat(tx, events);
       if (this.auditLog) {
         const entries = [...tx.events.map(auditEntryOf).filter((entry) => entry !== null), ...tx.auditEntries];
         if (entries.length > 0) await this.auditLog.append(tx, entries, actor, this.clock());

@@ -26,6 +26,7 @@ import { receiptKeyRoutes, receiptVerificationRoutes } from './routes/receipt-ke
 import type { ReceiptKeys } from '../receipts/keys';
 import { reviewRoutes } from './routes/reviews';
 import { statisticsRoutes } from './routes/statistics';
+import { type SlackHttpOptions, slackRoutes } from './routes/slack';
 
 export interface AppOptions {
   reviews: ReviewUseCases;
@@ -56,6 +57,8 @@ export interface AppOptions {
   clock?: () => number;
   /** Check every response against the OpenAPI document too (tests turn this on). */
   validateResponses?: boolean;
+  /** Slack's signed requests (interactions, events). */
+  slack: SlackHttpOptions;
 }
 
 /** The endpoints that take multipart bodies: an upload to a review, and a review filed with its files. */
@@ -78,6 +81,8 @@ export function createApp(options: AppOptions): Express {
   const { edition } = options;
   for (const authenticate of edition.authentication) app.use(authenticate);
   if (options.rateLimitPerMinute > 0) app.use(rateLimit(options.rateLimitPerMinute, options.clock));
+  // Signed by Slack, urlencoded, and checked over their raw bytes: before the JSON-only rule and parser.
+  app.use(slackRoutes(options.slack));
   app.use(requireJsonBodies(takesMultipart));
   // JSON-RPC, not REST: outside the OpenAPI document and its validator; the transport reads its own body.
   // Sessions are limited per API key and address: all of an installation's clients may share its one key.

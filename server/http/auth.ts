@@ -16,10 +16,16 @@ import { TokenBuckets } from './token-buckets';
 const WRONG_KEYS_PER_MINUTE = 10;
 const WRONG_KEYS_IN_A_BURST = 30;
 
-/** Open without a key even when authentication is on: liveness checks, the API's documentation and the keys that verify receipts. */
+/**
+ * Open without a key even when authentication is on: liveness checks, the API's documentation,
+ * the keys that verify receipts, and Slack's requests (which Slack signs instead: `routes/slack.ts`
+ * checks the signature).
+ */
 export function isPublicPath(path: string): boolean {
-  return path === '/health' || path === '/openapi.json' || path === '/.well-known/jwks.json' || /^\/(docs|redoc)(\/|$)/.test(path);
+  return path === '/health' || path === '/openapi.json' || path === '/.well-known/jwks.json' || /^\/(docs|redoc)(\/|$)/.test(path) || SLACK_SIGNED.has(path);
 }
+
+const SLACK_SIGNED = new Set(['/integrations/slack/interactions', '/integrations/slack/events']);
 
 function digest(value: string): Buffer {
   return createHash('sha256').update(value, 'utf8').digest();

@@ -83,6 +83,10 @@ export const HOSTED_CALLERS: Readonly<Record<string, readonly Caller[]>> = {
   runEval: ADMIN,
   listEvalRuns: ADMIN,
   getEvalRun: ADMIN,
+  startSlackInstall: ADMIN,
+  getSlackInstallation: ADMIN,
+  updateSlackInstallation: ADMIN,
+  deleteSlackInstallation: ADMIN,
   listAuditLog: ADMIN,
   verifyAuditLog: ADMIN,
 };

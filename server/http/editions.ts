@@ -9,6 +9,7 @@ import { peopleRoutes } from './routes/people';
 import { routingRuleRoutes } from './routes/routing-rules';
 import { sessionRoutes } from './routes/sessions';
 import { webhookRoutes } from './routes/webhooks';
+import { slackInstallRoutes } from './routes/slack-install';
 import { workflowRoutes } from './routes/workflows';
 import { evalRoutes } from './routes/evals';
 
@@ -58,6 +59,7 @@ export function hostedHttp(hosted: HostedOptions, { log, clock }: LimitsOptions)
       workflowRoutes(hosted.workflows),
       evalRoutes(hosted.evaluations),
       webhookRoutes(hosted.webhooks),
+      slackInstallRoutes(hosted.chatInstallations, hosted.consoleUrl),
       auditRoutes(hosted.audit),
     ],
   };

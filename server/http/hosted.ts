@@ -11,6 +11,7 @@ import { OPERATOR, type Principal } from '../domain/shared/principal';
 import type { SignInService } from '../domain/people/sign-in';
 import type { Logger } from '../logging';
 import { type Caller, HOSTED_CALLERS } from './callers';
+import type { ChatInstallations } from '../domain/chat/installations';
 import { type BearerKeys, isPublicPath, type KeyResolver, matchesSecret, principalOf, requireBearerKey } from './auth';
 import { sendProblem } from './problems';
 import { carriesCsrfToken, clearSessionCookie, sessionTokenOf } from './session-cookie';
@@ -25,6 +26,9 @@ export interface HostedOptions {
   evaluations: Evaluations;
   webhooks: WebhookService;
   signIn: SignInService;
+  chatInstallations: ChatInstallations;
+  /** The dashboard as people reach it: Slack's install ends on its console page. */
+  consoleUrl: string;
   /** The key that may create organizations; empty: none may. */
   operatorKey: string;
   /** The dashboard is reached over https (`public_url`): session cookies are marked Secure. */
@@ -33,7 +37,8 @@ export interface HostedOptions {
 
 /** Signing in needs no credential yet: its routes read the session cookie themselves. */
 export function isHostedPublicPath(path: string): boolean {
-  return isPublicPath(path) || /^\/(sessions|invitations)(\/|$)/.test(path);
+  // Slack's redirect back carries no key: its single-use state is the credential.
+  return isPublicPath(path) || /^\/(sessions|invitations)(\/|$)/.test(path) || path === '/integrations/slack/oauth/callback';
 }
 
 const READ_ONLY_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);

@@ -8,6 +8,7 @@ import type { AttemptOutcome, ClaimedDelivery, DeliveryRoom, WebhookRepository }
 import type { Clock, Log, UnitOfWork } from '../domain/shared/unit-of-work';
 import { retryDelayMs, signatureHeader } from '../domain/webhooks/signing';
 import { checkTarget, type Resolve, type TargetPolicy } from '../domain/webhooks/targets';
+import { WakeLoop } from '../system/wake-loop';
 
 /** Only 2xx is success, and an answer must come within this. */
 const TIMEOUT_MS = 15_000;
@@ -76,16 +77,18 @@ export class WebhookDispatcher {
   private readonly busy = new Set<number>();
   /** Deliveries in flight here, by organization (null: the self-hosted installation). */
   private readonly inFlightOf = new Map<number | null, number>();
-  private timer: NodeJS.Timeout | undefined;
-  private running = false;
-  private again = false;
-  private stopped = false;
+  private readonly loop: WakeLoop;
   private unsubscribe: (() => void) | undefined;
   private readonly inFlight = new Set<Promise<void>>();
 
   constructor(private readonly options: DispatcherOptions) {
     this.clock = options.clock ?? Date.now;
     this.resolve = options.resolve ?? lookupAll;
+    this.loop = new WakeLoop(
+      () => this.claimAndSend(),
+      (error) => this.options.log.error('webhook dispatcher failed; retrying shortly', { error: String(error) }),
+      AFTER_FAILURE_MS,
+    );
   }
 
   async start(): Promise<void> {
@@ -97,32 +100,14 @@ export class WebhookDispatcher {
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
     this.unsubscribe?.();
-    clearTimeout(this.timer);
+    await this.loop.stop();
     await Promise.allSettled([...this.inFlight]);
   }
 
   /** Looks for due deliveries now (again once the look under way ends, if one is). */
   wake(): void {
-    if (this.stopped) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = true;
-    void this.claimAndSend()
-      .catch((error: unknown) => {
-        this.options.log.error('webhook dispatcher failed; retrying shortly', { error: String(error) });
-        this.sleep(AFTER_FAILURE_MS);
-      })
-      .finally(() => {
-        this.running = false;
-        if (this.again) {
-          this.again = false;
-          this.wake();
-        }
-      });
+    this.loop.wake();
   }
 
   private async claimAndSend(): Promise<void> {
@@ -131,11 +116,11 @@ export class WebhookDispatcher {
     const room = this.room();
     if (room.total <= 0) {
       // The end of a delivery under way wakes this.
-      clearTimeout(this.timer);
+      this.loop.cancelSleep();
       return;
     }
     const due = await this.options.webhooks.nextDue(this.clock(), room);
-    this.sleep(due === null ? MAX_SLEEP_MS : Math.min(Math.max(0, due - this.clock()), MAX_SLEEP_MS));
+    this.loop.sleep(due === null ? MAX_SLEEP_MS : Math.min(Math.max(0, due - this.clock()), MAX_SLEEP_MS));
   }
 
   /** What `limits` leave room for beside the deliveries in flight here. */
@@ -158,13 +143,6 @@ export class WebhookDispatcher {
       this.wake();
     });
     this.inFlight.add(sending);
-  }
-
-  private sleep(ms: number): void {
-    clearTimeout(this.timer);
-    if (this.stopped) return;
-    this.timer = setTimeout(() => this.wake(), ms);
-    this.timer.unref();
   }
 
   /**

@@ -25,7 +25,7 @@ async function openWithBridge(): Promise<Page> {
   await page.addInitScript(() => {
     Object.defineProperty(document, 'hidden', { get: () => true });
     const record: BridgeRecord = { calls: [], notifications: 0 };
-    let settings = { notifications: 'critical', lanAccess: false, lanUrls: [] as string[], apiKey: null as string | null };
+    let settings = { notifications: 'critical', lanAccess: false, lanUrls: [] as string[], apiKey: null as string | null, slack: { botTokenSet: false, appTokenSet: false, channel: '' } };
     (window as unknown as { bridgeRecord: BridgeRecord }).bridgeRecord = record;
     const Original = window.Notification;
     window.Notification = class extends Original {
@@ -46,7 +46,15 @@ async function openWithBridge(): Promise<Page> {
       },
       updateSettings: async (change: Record<string, unknown>) => {
         record.calls.push(`updateSettings ${JSON.stringify(change)}`);
-        settings = { ...settings, ...change };
+        const slack = change.slack as { botToken?: string; appToken?: string; channel?: string } | undefined;
+        settings = { ...settings, ...change, slack: settings.slack };
+        if (slack) {
+          settings.slack = {
+            botTokenSet: slack.botToken === undefined ? settings.slack.botTokenSet : slack.botToken !== '',
+            appTokenSet: slack.appToken === undefined ? settings.slack.appTokenSet : slack.appToken !== '',
+            channel: slack.channel ?? settings.slack.channel,
+          };
+        }
         if (change.lanAccess === true) settings = { ...settings, lanUrls: ['http://192.168.1.20:8000'], apiKey: 'lan-key-0123456789abcdef' };
         return settings;
       },
@@ -90,6 +98,25 @@ describe('the dashboard inside the desktop app', () => {
         'copyApiKey',
       ]),
     );
+    await page.context().close();
+  });
+
+  it('sets up Slack over Socket Mode: tokens go to the shell, and only whether they are set comes back', async () => {
+    const page = await openWithBridge();
+    await page.getByRole('button', { name: 'Desktop settings' }).click();
+    await page.getByLabel('Bot token').fill('xoxb-1-2-secret');
+    await page.getByLabel('App-level token').fill('xapp-1-A1-secret');
+    await page.getByLabel('Channel id').fill('C0REVIEWS');
+    await page.getByRole('button', { name: 'Save Slack settings' }).click();
+    await expect.poll(() => page.locator('.slack-status').textContent()).toContain('New reviews are posted to C0REVIEWS');
+    expect(await page.getByLabel('Bot token').inputValue()).toBe('');
+    expect(await page.getByLabel('Bot token').getAttribute('placeholder')).toBe('set (type a new one to replace it)');
+    expect((await record(page)).calls).toContain('updateSettings {"slack":{"botToken":"xoxb-1-2-secret","appToken":"xapp-1-A1-secret","channel":"C0REVIEWS"}}');
+    await expect.poll(() => page.getByRole('button', { name: 'Save Slack settings' }).isEnabled()).toBe(true);
+    await page.getByRole('dialog').screenshot({ path: path.join(__dirname, '..', '..', 'docs', 'screenshots', 'desktop-slack-settings.png') });
+    await page.getByRole('button', { name: 'Disconnect Slack' }).click();
+    await expect.poll(() => page.locator('.slack-status').count()).toBe(0);
+    expect((await record(page)).calls).toContain('updateSettings {"slack":{"botToken":"","appToken":"","channel":""}}');
     await page.context().close();
   });
 

@@ -97,6 +97,8 @@ describe('the hosted dashboard', () => {
     await expect.poll(() => page.getByLabel('Name', { exact: true }).inputValue()).toBe('Acme Support');
 
     await page.locator('.console-nav').getByRole('link', { name: 'API keys' }).click();
+    // Until the section has changed, "Name" is still the organization's name.
+    await expect.poll(() => page.getByRole('heading', { level: 2, name: 'API keys' }).count()).toBe(1);
     await page.getByLabel('Name').fill('Refund agent');
     await page.getByRole('button', { name: 'Create key' }).click();
     const shown = page.locator('.shown-once-value code');

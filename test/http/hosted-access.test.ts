@@ -1,8 +1,9 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { attach } from '../support/seed';
 import { call, sampleReview, startTestServer, type TestServer } from '../support/server';
+import { FakeSlack } from '../support/slack';
 
 /**
  * Every operation of the OpenAPI document, called by every kind of credential of the hosted
@@ -44,6 +45,7 @@ interface Organization {
 }
 
 let server: TestServer;
+let slack: FakeSlack;
 let operations: Operation[];
 let acme: Organization;
 let globex: Organization;
@@ -142,6 +144,8 @@ async function pathFor(operation: Operation, owner: Organization): Promise<strin
     run_id: async () => (await call(server.url, 'POST', `/evals/${evalId}/runs`, undefined, { headers: admin })).body.id,
     api_key_id: async () => (await call(server.url, 'POST', `/organizations/${owner.id}/api-keys`, { name: 'spare', scope: 'agent' }, { headers: admin })).body.id,
   };
+  // The organization's Slack install is a singleton: each call finds one (a DELETE removed the last).
+  if (operation.path === '/integrations/slack') await installSlack(owner);
   let path = operation.path;
   for (const [, name] of operation.path.matchAll(/\{(\w+)\}/g)) {
     const make = values[name];
@@ -149,6 +153,16 @@ async function pathFor(operation: Operation, owner: Organization): Promise<strin
     path = path.replace(`{${name}}`, String(await make()));
   }
   return path;
+}
+
+/** Installs Slack for `owner` through the OAuth flow, against the fake Slack. */
+async function installSlack(owner: Organization): Promise<void> {
+  const code = `code-${randomUUID()}`;
+  slack.oauthCodes.add(code);
+  const started = await call(server.url, 'POST', '/integrations/slack/oauth', undefined, { headers: { authorization: `Bearer ${owner.keys.admin}` } });
+  const state = new URL(started.body.authorize_url).searchParams.get('state')!;
+  const completed = await fetch(`${server.url}/integrations/slack/oauth/callback?${new URLSearchParams({ code, state })}`);
+  expect(completed.status).toBe(200);
 }
 
 /** The status of one call; an event stream is read only up to its headers. */
@@ -171,7 +185,15 @@ async function statusOf(operation: Operation, path: string, credential: Credenti
 }
 
 beforeAll(async () => {
-  server = await startTestServer({ edition: 'hosted', operator_key: OPERATOR_KEY });
+  slack = await FakeSlack.start();
+  server = await startTestServer({
+    edition: 'hosted',
+    operator_key: OPERATOR_KEY,
+    slack_api_url: slack.apiUrl,
+    slack_client_id: slack.options.clientId,
+    slack_client_secret: slack.options.clientSecret,
+    slack_token_key: randomBytes(32).toString('base64'),
+  });
   const document: any = await SwaggerParser.dereference((await call(server.url, 'GET', '/openapi.json')).body);
   operations = [];
   for (const [path, methods] of Object.entries<any>(document.paths)) {
@@ -192,7 +214,10 @@ beforeAll(async () => {
   acme = await organization('Acme');
   globex = await organization('Globex');
 });
-afterAll(() => server?.dispose());
+afterAll(async () => {
+  await server?.dispose();
+  await slack?.stop();
+});
 
 /**
  * The two walks below make hundreds of requests one after another, each with records of its own:

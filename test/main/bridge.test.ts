@@ -20,7 +20,7 @@ describe('the bridge module', () => {
   it('gives the dashboard no API key, and no addresses, while LAN access is off', async () => {
     const { call } = await dashboard();
     expect(await call(CHANNELS.getApiKey)).toBeNull();
-    expect(await call(CHANNELS.getSettings)).toEqual({ notifications: 'critical', lanAccess: false, lanUrls: [], apiKey: null });
+    expect(await call(CHANNELS.getSettings)).toEqual({ notifications: 'critical', lanAccess: false, lanUrls: [], apiKey: null, slack: { botTokenSet: false, appTokenSet: false, channel: '' } });
   });
 
   it('turning LAN access on answers once the API listens with the key, which the dashboard then uses too', async () => {

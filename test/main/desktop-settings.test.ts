@@ -3,7 +3,7 @@ import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../server';
-import { changeSettings, configOverrides, DEFAULT_SETTINGS, lanUrls, readSettings, SettingsStore, writeSettings } from '../../main/modules/desktop-settings';
+import { changeSettings, configOverrides, DEFAULT_SETTINGS, lanUrls, needsRestart, readSettings, SettingsStore, settingsView, writeSettings } from '../../main/modules/desktop-settings';
 import { makeTempDir } from '../support/temp';
 
 let temp: ReturnType<typeof makeTempDir>;
@@ -47,6 +47,20 @@ describe('LAN access', () => {
       8000,
     );
     expect(urls).toEqual(['http://192.168.1.20:8000']);
+  });
+});
+
+describe('Slack over Socket Mode', () => {
+  it('puts the tokens and channel into the API\'s configuration, shows only whether tokens are set, and restarts the API for a change', () => {
+    const set = changeSettings(DEFAULT_SETTINGS, { slack: { botToken: 'xoxb-1-2-abc', appToken: 'xapp-1-A1-abc', channel: 'C0123ABC' } }, newKey);
+    expect(loadConfig({ cwd: temp.dir, env: {}, overrides: configOverrides(set) }).config).toMatchObject({ slack_bot_token: 'xoxb-1-2-abc', slack_app_token: 'xapp-1-A1-abc', slack_channel: 'C0123ABC' });
+    expect(settingsView(set, {}, 8000).slack).toEqual({ botTokenSet: true, appTokenSet: true, channel: 'C0123ABC' });
+    expect(JSON.stringify(settingsView(set, {}, 8000))).not.toContain('xoxb-');
+    expect(needsRestart(DEFAULT_SETTINGS, set)).toBe(true);
+    expect(needsRestart(set, changeSettings(set, { notifications: 'off' }, newKey))).toBe(false);
+    const removed = changeSettings(set, { slack: { botToken: '' } }, newKey);
+    expect(loadConfig({ cwd: temp.dir, env: {}, overrides: configOverrides(removed) }).config.slack_bot_token).toBe('');
+    expect(() => changeSettings(set, { slack: { channel: '#general' } }, newKey)).toThrow(/channel/);
   });
 });
 

@@ -61,10 +61,10 @@ describe('registerBridgeHandlers', () => {
     const updates: unknown[] = [];
     registerBridgeHandlers({ handle: (channel, listener) => handlers.set(channel, listener) }, () => 'http://127.0.0.1:8501', {
       getApiKey: () => 'the-key',
-      getSettings: () => ({ notifications: 'critical', lanAccess: false, lanUrls: [], apiKey: null }),
+      getSettings: () => ({ notifications: 'critical', lanAccess: false, lanUrls: [], apiKey: null, slack: { botTokenSet: false, appTokenSet: false, channel: '' } }),
       updateSettings: async (change) => {
         updates.push(change);
-        return { notifications: 'off', lanAccess: false, lanUrls: [], apiKey: null };
+        return { notifications: 'off', lanAccess: false, lanUrls: [], apiKey: null, slack: { botTokenSet: false, appTokenSet: false, channel: '' } };
       },
       copyApiKey: () => undefined,
     });
@@ -93,6 +93,16 @@ describe('registerBridgeHandlers', () => {
     await handlers.get(CHANNELS.updateSettings)?.(from('http://127.0.0.1:8501/'), { notifications: 'off' });
     expect(updates).toEqual([{ notifications: 'off' }]);
     expect(() => handlers.get(CHANNELS.updateSettings)?.(from('http://127.0.0.1:8501/'), { lanAccess: 'yes' })).toThrow(/unexpected setting lanAccess/);
+  });
+});
+
+describe('parseSettingsChange: Slack', () => {
+  it('takes Slack tokens and a channel of their kinds, empty to remove one, and nothing else', () => {
+    expect(parseSettingsChange({ slack: { botToken: 'xoxb-1-2-abc', appToken: 'xapp-1-A1-abc', channel: 'C0123ABC' } })).toEqual({ slack: { botToken: 'xoxb-1-2-abc', appToken: 'xapp-1-A1-abc', channel: 'C0123ABC' } });
+    expect(parseSettingsChange({ slack: { botToken: '' } })).toEqual({ slack: { botToken: '' } });
+    for (const slack of [{ botToken: 'xapp-1-A1-abc' }, { appToken: 'xoxb-1-2-abc' }, { channel: '#reviews' }, { signingSecret: 'x' }, { botToken: 1 }, ['x'], 'xoxb-1-2-abc']) {
+      expect(() => parseSettingsChange({ slack })).toThrow();
+    }
   });
 });
 

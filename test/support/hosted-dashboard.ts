@@ -37,7 +37,7 @@ export interface HostedDashboard {
  * Registers hooks that start the hosted edition (webhooks may reach a receiver on loopback over
  * http) and Chromium, and make Acme Support; all of it ends with the file.
  */
-export function hostedDashboardInBrowser(prefix: string): HostedDashboard {
+export function hostedDashboardInBrowser(prefix: string, env: () => NodeJS.ProcessEnv = () => ({})): HostedDashboard {
   let temp: ReturnType<typeof makeTempDir> | undefined;
   const hosted = {
     async invite(role, name, organizationKey = hosted.adminKey) {
@@ -85,6 +85,7 @@ export function hostedDashboardInBrowser(prefix: string): HostedDashboard {
       GREENLIGHT_OPERATOR_KEY: HOSTED_OPERATOR_KEY,
       GREENLIGHT_WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
       GREENLIGHT_WEBHOOK_ALLOW_HTTP: 'true',
+      ...env(),
     });
     hosted.browser = await launchChromium();
     const created = await call(hosted.server.url, 'POST', '/organizations', { name: 'Acme Support' }, { headers: { authorization: `Bearer ${HOSTED_OPERATOR_KEY}` } });

@@ -1,30 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { ReviewRecord } from '../../server/domain/reviews/records';
 import { describeOutcome, reviewOutcome } from '../../server/mcp/outcome';
+import { pendingReview } from '../support/records';
 
-const pending: ReviewRecord = {
-  id: 12,
-  task_type: 'refund',
-  proposed_action: 'Refund order 1042 in full',
-  agent_reasoning: null,
-  confidence_score: 0.8,
-  urgency: 'high',
-  framework: null,
-  metadata: {},
-  organization_id: null,
-  agent_id: null,
-  agent_name: null,
-  status: 'pending',
-  assigned_to: null,
-  assigned_team: null,
-  routing_rule: null,
-  created_at: '2026-11-22T10:00:00.000Z',
-  updated_at: '2026-11-22T10:00:00.000Z',
-  decided_at: null,
-  expires_at: null,
-  waiting_until: null,
-  decision: null,
-};
+const pending = pendingReview();
 
 function decided(decision_type: 'approve' | 'reject' | 'modify', extra: { notes?: string; modified_action?: string; reviewer_name?: string } = {}): ReviewRecord {
   const status = ({ approve: 'approved', reject: 'rejected', modify: 'modified' } as const)[decision_type];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compilePolicy, describePolicy, expiryTime, routeReview } from '../../server/domain/routing/review-policy';
+import { compilePolicy, describePolicy, expiryTime, routeReview, slackChannelOfRule } from '../../server/domain/routing/review-policy';
 import { compileRules, firstMatch, type RoutableReview, RuleError } from '../../server/domain/routing/conditions';
 
 const review: RoutableReview = {
@@ -220,5 +220,15 @@ describe('the policy', () => {
     [{ rule: [] }, "unknown key 'rule'"],
   ])('refuses %j', (raw, message) => {
     expect(() => compilePolicy(raw)).toThrow(message);
+  });
+});
+
+describe('slack_channel_id on a rule of the routing setting', () => {
+  it('names the channel the rule\'s reviews are posted to, and must be a channel id', () => {
+    const policy = compilePolicy({ rules: [{ name: 'payments', priority: 1, assign_to: 'finance@example.com', slack_channel_id: 'C0FINANCE' }, { name: 'rest', priority: 0, assign_to: 'ops@example.com' }] });
+    expect(slackChannelOfRule(policy, 'payments')).toBe('C0FINANCE');
+    expect(slackChannelOfRule(policy, 'rest')).toBeNull();
+    expect(slackChannelOfRule(policy, null)).toBeNull();
+    expect(() => compilePolicy({ rules: [{ name: 'x', priority: 1, assign_to: 'a', slack_channel_id: '#payments' }] })).toThrow("rule 'x': slack_channel_id must be a Slack channel id such as C0123456789");
   });
 });

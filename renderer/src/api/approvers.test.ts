@@ -3,7 +3,7 @@ import { decides, describeApprovers, eligibleApprovers, newStageForm, type Stage
 import type { Schemas, UserRecord } from './types';
 
 function person(id: number, name: string, role: UserRecord['role'], is_active = true): UserRecord {
-  return { id, organization_id: 1, email: `${name.toLowerCase()}@acme.example`, name, role, is_active, password_set: true, created_at: '', updated_at: '' };
+  return { id, organization_id: 1, email: `${name.toLowerCase()}@acme.example`, name, role, is_active, password_set: true, slack_user_id: null, created_at: '', updated_at: '' };
 }
 
 const ana = person(1, 'Ana', 'reviewer');

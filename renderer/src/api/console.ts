@@ -3,7 +3,7 @@
  * people, teams, agents and audit log. Records and request bodies are the types generated from
  * the API's OpenAPI document, so the console and the API cannot disagree on a field.
  */
-import type { ApiClient } from './client';
+import { ApiError, type ApiClient } from './client';
 import { enumValues, type Answer, type ReviewPage, type ReviewRecord, type Schemas, type UserRecord } from './types';
 
 export type { UserRecord, UserRole } from './types';
@@ -25,6 +25,7 @@ export type EvalRecord = Schemas['Eval'];
 export type EvalRunRecord = Schemas['EvalRun'];
 export type EvalResult = Schemas['EvalResult'];
 export type EvalInput = Schemas['EvalCreate'];
+export type SlackInstallationRecord = Schemas['SlackInstallation'];
 
 /** A rule as the console's form holds it: every field the API lets it set. */
 export type RoutingRuleFields = Pick<RoutingRuleRecord, 'name' | 'priority' | 'conditions' | 'assign_to_user_id' | 'assign_to_team_id' | 'is_active'>;
@@ -41,7 +42,7 @@ export type TeamInput = Schemas['TeamCreate'];
 export type AgentInput = Schemas['AgentCreate'];
 export type WebhookEvent = Schemas['WebhookEvents'][number];
 
-export const CONSOLE_SECTIONS = ['organization', 'api-keys', 'users', 'teams', 'agents', 'routing-rules', 'workflows', 'evals', 'webhooks', 'audit-log'] as const;
+export const CONSOLE_SECTIONS = ['organization', 'api-keys', 'users', 'teams', 'agents', 'routing-rules', 'workflows', 'evals', 'webhooks', 'slack', 'audit-log'] as const;
 /** A page of the console, as its address names it: `#/console/api-keys`. */
 export type ConsoleSection = (typeof CONSOLE_SECTIONS)[number];
 
@@ -55,6 +56,7 @@ export const CONSOLE_SECTION_TITLES: Record<ConsoleSection, string> = {
   workflows: 'Workflows',
   evals: 'Evals',
   webhooks: 'Webhooks',
+  slack: 'Slack',
   'audit-log': 'Audit log',
 };
 
@@ -365,4 +367,27 @@ export function parseJsonObject(text: string): JsonObjectParse {
     return { ok: false, error: 'This must be a JSON object, in braces: { "name": "value" }' };
   }
   return { ok: true, value: value as Record<string, unknown> };
+}
+
+/** The organization's Slack workspace, or null when Slack is not installed. */
+export async function getSlackInstallation(api: ApiClient): Promise<SlackInstallationRecord | null> {
+  try {
+    return await api.request<SlackInstallationRecord>('/integrations/slack');
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404) return null;
+    throw error;
+  }
+}
+
+/** Where to send the admin to authorize the app ("Add to Slack"). */
+export async function startSlackInstall(api: ApiClient): Promise<string> {
+  return (await api.request<Answer<'startSlackInstall', 200>>('/integrations/slack/oauth', { method: 'POST' })).authorize_url;
+}
+
+export function setSlackChannel(api: ApiClient, channelId: string | null): Promise<SlackInstallationRecord> {
+  return api.request('/integrations/slack', { method: 'PATCH', body: { channel_id: channelId } });
+}
+
+export function uninstallSlack(api: ApiClient): Promise<void> {
+  return api.request('/integrations/slack', { method: 'DELETE' });
 }

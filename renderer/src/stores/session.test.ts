@@ -33,7 +33,7 @@ describe('useSessionStore', () => {
 
   describe('in the hosted edition', () => {
     const signedIn = (role: 'admin' | 'reviewer' | 'viewer'): SessionView => ({
-      user: { id: 5, organization_id: 1, email: 'dana@acme.example', name: 'Dana', role, is_active: true, password_set: true, created_at: '', updated_at: '' },
+      user: { id: 5, organization_id: 1, email: 'dana@acme.example', name: 'Dana', role, is_active: true, password_set: true, slack_user_id: null, created_at: '', updated_at: '' },
       organization: { id: 1, name: 'Acme' },
       teams: ['finance'],
       csrf_token: 'token',

@@ -16,7 +16,7 @@ export interface UserInput {
 /** A user just added, with the link that lets them set a password: in this answer only. */
 export type InvitedUser = UserRecord & { invitation_url: string; invitation_expires_at: string };
 
-export type UserChanges = Partial<Pick<UserRecord, 'name' | 'role' | 'is_active'>>;
+export type UserChanges = Partial<Pick<UserRecord, 'name' | 'role' | 'is_active' | 'slack_user_id'>>;
 
 export interface TeamInput {
   name: string;
@@ -83,6 +83,7 @@ export class PeopleService {
     const organizationId = organizationOfCaller(principal);
     const updated = await this.unitOfWork.run(async (tx) => {
       await this.keepAnAdmin(tx, organizationId, id, changes);
+      if (changes.slack_user_id) await this.refuseTakenSlackUser(tx, organizationId, id, changes.slack_user_id);
       const user = await this.people.updateUser(tx, organizationId, id, changes, this.clock());
       // A deactivated person is signed out everywhere at once, their open streams ended too.
       if (user && changes.is_active === false) {
@@ -94,6 +95,12 @@ export class PeopleService {
     });
     if (!updated) throw notFound('user', id);
     return updated;
+  }
+
+  /** One Slack user stands for one person: a click must name whom it decides as. */
+  private async refuseTakenSlackUser(tx: Tx, organizationId: number, id: number, slackUserId: string): Promise<void> {
+    const holder = await this.people.findBySlackUser(tx, organizationId, slackUserId);
+    if (holder && holder.id !== id) throw new AppError(409, `the Slack user ${slackUserId} is already ${holder.name}'s (user ${holder.id}); clear it there first`);
   }
 
   /**

@@ -11,7 +11,9 @@ export interface PeopleRepository {
   insertUser(tx: Tx, user: NewUser): Promise<UserRecord | null>;
   listUsers(organizationId: number): Promise<UserRecord[]>;
   findUser(organizationId: number, id: number, tx?: Tx): Promise<UserRecord | null>;
-  updateUser(tx: Tx, organizationId: number, id: number, changes: Partial<Pick<UserRecord, 'name' | 'role' | 'is_active'>>, now: number): Promise<UserRecord | null>;
+  updateUser(tx: Tx, organizationId: number, id: number, changes: Partial<Pick<UserRecord, 'name' | 'role' | 'is_active' | 'slack_user_id'>>, now: number): Promise<UserRecord | null>;
+  /** The person of the organization linked to this Slack user, if any. */
+  findBySlackUser(tx: Tx, organizationId: number, slackUserId: string): Promise<UserRecord | null>;
   /**
    * The ids of the organization's active admins, their rows held until the transaction ends
    * (PostgreSQL; SQLite's writes take turns anyway): changes that could leave it without one

@@ -34,6 +34,8 @@ export interface UserRecord {
   is_active: boolean;
   /** False until the person has set a password through their invitation link. */
   password_set: boolean;
+  /** Their Slack user (U…), when an admin linked it: they decide from Slack as themselves. */
+  slack_user_id: string | null;
   created_at: string;
   updated_at: string;
 }

@@ -43,7 +43,7 @@ export function userPrincipalId(userId: number): string {
 }
 
 /** A signed-in person, as the rest of the service sees callers. */
-export function userPrincipal(user: UserRecord): Principal {
+export function userPrincipal(user: Pick<UserRecord, 'id' | 'organization_id' | 'name' | 'role'>): Principal {
   return {
     kind: 'user',
     scope: { organizationId: user.organization_id },

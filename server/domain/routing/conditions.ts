@@ -43,6 +43,8 @@ export interface Rule {
   priority: number;
   isActive: boolean;
   action: RuleAction;
+  /** The Slack channel the reviews this rule routes are posted to (self-hosted policy), or null. */
+  slackChannelId: string | null;
   matches(review: RoutableReview): boolean;
   /** Every condition on `review`, for showing why a rule matched or did not. */
   explain(review: RoutableReview): ConditionResult[];
@@ -225,7 +227,13 @@ function compileAction(where: string, raw: Record<string, unknown>): RuleAction 
   return { kind: 'assign', assignTo, team };
 }
 
-const RULE_KEYS = ['name', 'priority', 'conditions', 'assign_to', 'assign_to_team', 'auto_decide', 'is_active'];
+const RULE_KEYS = ['name', 'priority', 'conditions', 'assign_to', 'assign_to_team', 'auto_decide', 'is_active', 'slack_channel_id'];
+
+function slackChannelOf(where: string, value: unknown): string | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'string' || !/^[CGD][A-Z0-9]{2,40}$/.test(value.trim())) throw new RuleError(`${where}: slack_channel_id must be a Slack channel id such as C0123456789`);
+  return value.trim();
+}
 
 function compileRule(raw: unknown, index: number, names: Set<string>): Rule {
   const anonymous = `rule ${index + 1}`;
@@ -251,6 +259,7 @@ function compileRule(raw: unknown, index: number, names: Set<string>): Rule {
     priority: raw.priority,
     isActive: raw.is_active ?? true,
     action: compileAction(where, raw),
+    slackChannelId: slackChannelOf(where, raw.slack_channel_id),
     matches: (review) => tests.every(({ path, test }) => test(fieldValue(review, path))),
     explain: (review) =>
       tests.map(({ path, test, operator, value }) => {

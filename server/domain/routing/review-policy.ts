@@ -91,6 +91,12 @@ export function routeReview(policy: Policy, review: RoutableReview): Routing {
   return { ...none, rule: rule.name, assignTo: rule.action.assignTo, team: rule.action.team };
 }
 
+/** The Slack channel of the rule that routed a review (its `routing_rule`), or null. */
+export function slackChannelOfRule(policy: Policy, ruleName: string | null): string | null {
+  if (ruleName === null) return null;
+  return policy.rules.find((rule) => rule.name === ruleName)?.slackChannelId ?? null;
+}
+
 /** When a review created at `createdAt` (epoch ms) expires, or null when its urgency has no limit. */
 export function expiryTime(policy: Policy, urgency: Urgency, createdAt: number): number | null {
   const seconds = policy.enabled ? policy.expirySeconds[urgency] : undefined;
@@ -112,7 +118,7 @@ export function describePolicy(policy: Policy): string[] {
     const action =
       rule.action.kind === 'auto_decide'
         ? `auto_decide ${rule.action.decision}`
-        : [rule.action.assignTo && `assign_to ${rule.action.assignTo}`, rule.action.team && `assign_to_team ${rule.action.team}`].filter(Boolean).join(', ');
+        : [rule.action.assignTo && `assign_to ${rule.action.assignTo}`, rule.action.team && `assign_to_team ${rule.action.team}`, rule.slackChannelId && `slack_channel_id ${rule.slackChannelId}`].filter(Boolean).join(', ');
     return `${place + 1}. rule '${rule.name}' (priority ${rule.priority})${rule.isActive ? '' : ' [inactive]'}: ${action}`;
   });
   lines.unshift(policy.rules.length === 0 ? 'no rules' : 'rules, in the order they are tried (higher priority first; the first that matches wins):');

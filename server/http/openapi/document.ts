@@ -100,6 +100,7 @@ export function generateDocument(): object {
         { name: 'evals', description: 'Evaluation suites: calibration, agreement and a suggested auto-approve rule with its guarantee (hosted edition only)' },
         { name: 'webhooks', description: 'Webhook endpoints of an organization and their deliveries (hosted edition only)' },
         { name: 'sessions', description: 'Signing in to the dashboard, and invitation links (hosted edition only)' },
+        { name: 'integrations', description: 'Reviews in Slack: its signed requests, and (hosted edition) installing it' },
         { name: 'health', description: 'Liveness and database reachability' },
         { name: 'documentation', description: 'This document' },
       ],

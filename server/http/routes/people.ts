@@ -48,10 +48,15 @@ import { pathInteger } from '../params';
  *         name: { type: string, minLength: 1, maxLength: 200 }
  *         role: { type: string, enum: [admin, reviewer, viewer] }
  *         is_active: { type: boolean }
+ *         slack_user_id:
+ *           type: string
+ *           nullable: true
+ *           pattern: '^[UW][A-Z0-9]{2,30}$'
+ *           description: 'Their Slack user id (U…; in Slack: their profile → ⋮ → Copy member ID): a click in Slack is theirs. Null unlinks; without one, the Slack user with their e-mail is.'
  *       example: { role: admin }
  *     User:
  *       type: object
- *       required: [id, organization_id, email, name, role, is_active, password_set, created_at, updated_at]
+ *       required: [id, organization_id, email, name, role, is_active, password_set, slack_user_id, created_at, updated_at]
  *       properties:
  *         id: { type: integer }
  *         organization_id: { type: integer }
@@ -60,9 +65,10 @@ import { pathInteger } from '../params';
  *         role: { type: string, enum: [admin, reviewer, viewer] }
  *         is_active: { type: boolean }
  *         password_set: { type: boolean, description: 'False until the person has set a password through their invitation link.' }
+ *         slack_user_id: { type: string, nullable: true, description: 'Their Slack user, when an admin linked it (see UserUpdate).' }
  *         created_at: { type: string, format: date-time }
  *         updated_at: { type: string, format: date-time }
- *       example: { id: 5, organization_id: 1, email: dana@example.com, name: Dana Reviewer, role: reviewer, is_active: true, password_set: true, created_at: '2026-11-24T09:00:00.000Z', updated_at: '2026-11-24T09:00:00.000Z' }
+ *       example: { id: 5, organization_id: 1, email: dana@example.com, name: Dana Reviewer, role: reviewer, is_active: true, password_set: true, slack_user_id: null, created_at: '2026-11-24T09:00:00.000Z', updated_at: '2026-11-24T09:00:00.000Z' }
  *     Invitation:
  *       type: object
  *       required: [invitation_url, invitation_expires_at]
@@ -214,10 +220,11 @@ export function peopleRoutes(people: PeopleService): Router {
    *   patch:
    *     operationId: updateUser
    *     tags: [people]
-   *     summary: Rename, change the role of, or reactivate a person (admin)
+   *     summary: Rename, change the role of, reactivate, or link to Slack a person (admin)
    *     description: >-
    *       Hosted edition only. The organization's last active admin person keeps that role
-   *       (409): make another person an admin first.
+   *       (409): make another person an admin first. A Slack user linked to another person is
+   *       409 too: one Slack user decides as one person.
    *     x-edition: hosted
    *     parameters: [{ $ref: '#/components/parameters/UserId' }]
    *     requestBody:
@@ -235,7 +242,12 @@ export function peopleRoutes(people: PeopleService): Router {
    *       '401': { $ref: '#/components/responses/Unauthorized' }
    *       '403': { $ref: '#/components/responses/Forbidden' }
    *       '404': { $ref: '#/components/responses/NotFound' }
-   *       '409': { $ref: '#/components/responses/LastAdmin' }
+   *       '409':
+   *         description: The change would leave the organization without an active admin, or the Slack user is another person's.
+   *         content:
+   *           application/problem+json:
+   *             schema: { $ref: '#/components/schemas/Problem' }
+   *             example: { type: about:blank, title: Conflict, status: 409, detail: "the Slack user U0ANA is already Ana's (user 5); clear it there first" }
    *       '413': { $ref: '#/components/responses/PayloadTooLarge' }
    *       '415': { $ref: '#/components/responses/UnsupportedMediaType' }
    *       '429': { $ref: '#/components/responses/TooManyRequests' }

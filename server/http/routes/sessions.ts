@@ -95,7 +95,7 @@ interface SignInBody {
  *         csrf_token: { type: string, description: 'Send it as X-CSRF-Token on every request of this session that changes something.' }
  *         expires_at: { type: string, format: date-time }
  *       example:
- *         user: { id: 5, organization_id: 1, email: dana@example.com, name: Dana Reviewer, role: reviewer, is_active: true, password_set: true, created_at: '2026-11-24T09:00:00.000Z', updated_at: '2026-11-24T09:00:00.000Z' }
+ *         user: { id: 5, organization_id: 1, email: dana@example.com, name: Dana Reviewer, role: reviewer, is_active: true, password_set: true, slack_user_id: null, created_at: '2026-11-24T09:00:00.000Z', updated_at: '2026-11-24T09:00:00.000Z' }
  *         organization: { id: 1, name: Acme Support }
  *         teams: [finance]
  *         csrf_token: 3q2-7wXkVbq3uYQq1m8p0pZ3QJxwzv2rVn6mK0m9pQc
