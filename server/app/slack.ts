@@ -114,8 +114,9 @@ function cardsOf(config: Config, stores: { reviews: ReviewStore; agents: AgentSt
     if (found === null) return null;
     // Read as its organization reads it: with a workflow's votes.
     const review = found.organization_id === null ? found : await reviews.reading.get({ organizationId: found.organization_id }, reviewId);
-    const agent = review.agent_id !== null && review.organization_id !== null ? await stores.agents.find(review.organization_id, review.agent_id) : null;
-    return { review, agent_name: agent?.name ?? null, dashboard_url: dashboardUrl(review.id), decidable };
+    // The name the review was filed under (a registered agent's, or the one the agent gave); a registered agent's now, for reviews filed before names were kept.
+    const agent = review.agent_name === null && review.agent_id !== null && review.organization_id !== null ? await stores.agents.find(review.organization_id, review.agent_id) : null;
+    return { review, agent_name: review.agent_name ?? agent?.name ?? null, dashboard_url: review.links?.dashboard ?? dashboardUrl(review.id), decidable };
   };
 }
 

@@ -85,6 +85,17 @@ describe('a review as a Slack message (Block Kit)', () => {
     expect(json).toContain('bot &lt;@U1&gt;');
   });
 
+  it('says until when an agent waits on a pending review, and not once it is decided', () => {
+    const waiting = texts(reviewMessage(card({ waiting_until: '2026-11-26T10:15:00.000Z' })).blocks);
+    expect(waiting).toContain('An agent is waiting for this decision; it gives up at <!date^1795688100^{date_short_pretty} {time}|2026-11-26T10:15:00.000Z>');
+    const decided = card({
+      status: 'approved',
+      waiting_until: null,
+      decision: { id: 1, review_id: 42, decision_type: 'approve', reviewer_id: 1, reviewer_name: 'ana', modified_action: null, notes: null, created_at: '2026-11-26T10:05:00.000Z', receipt: null },
+    });
+    expect(texts(reviewMessage(decided).blocks)).not.toContain('An agent is waiting');
+  });
+
   it('cuts a long action and links to the rest', () => {
     const message = reviewMessage(card({ proposed_action: 'x'.repeat(MAX_ACTION_SHOWN + 500) }));
     const code = message.blocks.find((block) => block.type === 'rich_text') as any;

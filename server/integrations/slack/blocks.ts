@@ -75,7 +75,7 @@ function facts(card: ReviewCard): Block {
   return { type: 'section', fields: fields.map((text) => ({ type: 'mrkdwn', text })) };
 }
 
-/** Where a pending review stands: its votes, and when it expires. */
+/** Where a pending review stands: its votes, an agent waiting on it, and when it expires. */
 function progress(card: ReviewCard): Block[] {
   const { review } = card;
   if (review.status !== 'pending') return [];
@@ -86,6 +86,8 @@ function progress(card: ReviewCard): Block[] {
     const ofStages = workflow.stages.length > 1 ? ` (stage ${workflow.stage + 1} of ${workflow.stages.length}, ${mrkdwn(stage.name)})` : '';
     lines.push(`:ballot_box_with_ballot: ${stage.approvals} of ${stage.required_approvals} approvals${ofStages}`);
   }
+  // As the message is drawn (posted, or updated for a vote): a wait that ends later shows until its time.
+  if (review.waiting_until) lines.push(`:stopwatch: An agent is waiting for this decision; it gives up at ${when(review.waiting_until)}`);
   if (review.expires_at) lines.push(`:hourglass_flowing_sand: Decided by policy if no one decides by ${when(review.expires_at)}`);
   return lines.length === 0 ? [] : [{ type: 'context', elements: lines.map((text) => ({ type: 'mrkdwn', text })) }];
 }
