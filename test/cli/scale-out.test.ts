@@ -1,10 +1,9 @@
 import fs from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningCli, freePort, runCli, startCli, stopProgram } from '../support/cli';
+import { type RunningCli, freePort, startApiProcess, runCli, stopProgram } from '../support/cli';
 import { createTestDatabase, TEST_DATABASE_URL, type TestDatabase } from '../support/postgres';
 import { subscribe } from '../support/event-stream';
-import { call, eventually, sampleReview, TEST_RECEIPT_KEY_ENCRYPTION_KEY } from '../support/server';
+import { call, eventually, sampleReview } from '../support/server';
 import { makeTempDir } from '../support/temp';
 
 /** Several API processes share one PostgreSQL database: only the `postgres` project runs these. */
@@ -24,18 +23,9 @@ afterAll(async () => {
   temp?.remove();
 });
 
-/**
- * `greenlight start --api-only` on the shared database (unless `env` names another), in a
- * directory of its own (its own pid file and data_dir), with the receipt keys' key-encryption
- * secret every process of the deployment shares.
- */
-async function apiProcess(name: string, args: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<RunningCli> {
-  const dir = path.join(temp.dir, name);
-  fs.mkdirSync(dir, { recursive: true });
-  return startCli(['--api-only', '--port', String(await freePort()), ...args], {
-    cwd: dir,
-    env: { GREENLIGHT_DATABASE_URL: database.url, GREENLIGHT_RECEIPT_KEY_ENCRYPTION_KEY: TEST_RECEIPT_KEY_ENCRYPTION_KEY, ...env },
-  });
+/** An API process on the shared database (unless `env` names another), in a directory of its own. */
+function apiProcess(name: string, args: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<RunningCli> {
+  return startApiProcess(temp.dir, name, database.url, { args, env });
 }
 
 interface AgentAnswer {

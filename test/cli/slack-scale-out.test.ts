@@ -1,9 +1,7 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningCli, freePort, startCli, stopProgram } from '../support/cli';
+import { type RunningCli, startApiProcess, stopProgram } from '../support/cli';
 import { createTestDatabase, TEST_DATABASE_URL, type TestDatabase } from '../support/postgres';
-import { call, TEST_RECEIPT_KEY_ENCRYPTION_KEY } from '../support/server';
+import { call } from '../support/server';
 import { FakeSlack } from '../support/slack';
 import { makeTempDir } from '../support/temp';
 
@@ -27,13 +25,9 @@ afterAll(async () => {
   temp?.remove();
 });
 
-async function apiProcess(name: string): Promise<RunningCli> {
-  const dir = path.join(temp.dir, name);
-  fs.mkdirSync(dir, { recursive: true });
-  return startCli(['--api-only', '--port', String(await freePort())], {
-    cwd: dir,
-    // Processes sharing a database sign decisions with one key, which this secret opens.
-    env: { GREENLIGHT_DATABASE_URL: database.url, GREENLIGHT_RECEIPT_KEY_ENCRYPTION_KEY: TEST_RECEIPT_KEY_ENCRYPTION_KEY, GREENLIGHT_SLACK_API_URL: slack.apiUrl, GREENLIGHT_SLACK_BOT_TOKEN: slack.options.botToken, GREENLIGHT_SLACK_CHANNEL: 'C0REVIEWS' },
+function apiProcess(name: string): Promise<RunningCli> {
+  return startApiProcess(temp.dir, name, database.url, {
+    env: { GREENLIGHT_SLACK_API_URL: slack.apiUrl, GREENLIGHT_SLACK_BOT_TOKEN: slack.options.botToken, GREENLIGHT_SLACK_CHANNEL: 'C0REVIEWS' },
   });
 }
 

@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningCli, freePort, startCli, stopProgram } from '../support/cli';
+import { type RunningCli, freePort, startApiProcess, startCli, stopProgram } from '../support/cli';
 import { createTestDatabase, TEST_DATABASE_URL, type TestDatabase } from '../support/postgres';
 import { subscribe } from '../support/event-stream';
-import { call, eventually, sampleReview, startTestServer, TEST_RECEIPT_KEY_ENCRYPTION_KEY, type TestServer } from '../support/server';
+import { call, eventually, sampleReview, startTestServer, type TestServer } from '../support/server';
 import { makeTempDir } from '../support/temp';
 
 let server: TestServer | undefined;
@@ -152,15 +152,7 @@ describe('waiting_until across API processes', () => {
     temp?.remove();
   });
 
-  async function apiProcess(name: string): Promise<RunningCli> {
-    const dir = path.join(temp.dir, name);
-    fs.mkdirSync(dir, { recursive: true });
-    // Processes sharing a database sign decisions with one key, which this secret opens.
-    return startCli(['--api-only', '--port', String(await freePort())], {
-      cwd: dir,
-      env: { GREENLIGHT_DATABASE_URL: database.url, GREENLIGHT_RECEIPT_KEY_ENCRYPTION_KEY: TEST_RECEIPT_KEY_ENCRYPTION_KEY },
-    });
-  }
+  const apiProcess = (name: string): Promise<RunningCli> => startApiProcess(temp.dir, name, database.url);
 
   it.skipIf(!onPostgres)(`reads on one process the agent waiting on another, live on its stream too, and null once it goes${why}`, { timeout: 60_000 }, async () => {
     const [a, b] = [await apiProcess('a'), await apiProcess('b')];

@@ -1,7 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
+import fs from 'node:fs';
 import { createTestDatabase, TEST_DATABASE_URL } from './postgres';
+import { TEST_RECEIPT_KEY_ENCRYPTION_KEY } from './server';
 
 export const CLI = path.resolve(__dirname, '..', '..', 'bin', 'greenlight.js');
 
@@ -80,6 +82,20 @@ export async function startWithDashboard(cwd: string, env: NodeJS.ProcessEnv = {
 }
 
 /** Stops a program started by `startProgram` and waits until it has exited. */
+/**
+ * `greenlight start --api-only` on the PostgreSQL database at `databaseUrl` (unless `env` names
+ * another), in a directory of its own under `parent` (its own pid file and data_dir), as one of
+ * several processes of a deployment: with the receipt keys' key-encryption secret they share.
+ */
+export async function startApiProcess(parent: string, name: string, databaseUrl: string, { args = [], env = {} }: { args?: string[]; env?: NodeJS.ProcessEnv } = {}): Promise<RunningCli> {
+  const dir = path.join(parent, name);
+  fs.mkdirSync(dir, { recursive: true });
+  return startCli(['--api-only', '--port', String(await freePort()), ...args], {
+    cwd: dir,
+    env: { GREENLIGHT_DATABASE_URL: databaseUrl, GREENLIGHT_RECEIPT_KEY_ENCRYPTION_KEY: TEST_RECEIPT_KEY_ENCRYPTION_KEY, ...env },
+  });
+}
+
 export async function stopProgram(running: RunningCli | undefined): Promise<void> {
   running?.child.kill('SIGTERM');
   await running?.exited;
