@@ -2,7 +2,7 @@ import { QueryTypes, type Transaction } from 'sequelize';
 import type { Database } from './database';
 import { isoTime } from './time';
 import { transactionOf } from './unit-of-work';
-import { entryHash, GENESIS_HASH } from '../domain/organizations/audit';
+import { entryHash, GENESIS_HASH, SYSTEM_ACTOR } from '../domain/organizations/audit';
 import type { AuditActor, AuditHead, AuditRecord, AuditTarget } from '../domain/organizations/records';
 import { reviewLinks } from '../domain/reviews/records';
 import type { AuditEntryInput, Tx } from '../domain/shared/unit-of-work';
@@ -82,17 +82,17 @@ export class AuditStore implements AuditRepository {
   async append(tx: Tx, entries: readonly AuditEntryInput[], actor: AuditActor, now: number): Promise<void> {
     const transaction = transactionOf(tx);
     const heads = new Map<number, AuditHead>();
-    for (const entry of entries) {
+    for (const { bySystem, ...entry } of entries) {
       const previous = heads.get(entry.organization_id) ?? (await this.lockHead(entry.organization_id, transaction));
-      const fields = { ...entry, actor, created_at: isoTime(now) };
+      const fields = { ...entry, actor: bySystem ? SYSTEM_ACTOR : actor, created_at: isoTime(now) };
       const head = { sequence: previous.sequence + 1, hash: entryHash(previous.hash, fields) };
       await this.db.insertReturningId(
         INSERT,
         {
           organization_id: entry.organization_id,
-          actor_type: actor.type,
-          actor_id: actor.id,
-          actor_label: actor.label,
+          actor_type: fields.actor.type,
+          actor_id: fields.actor.id,
+          actor_label: fields.actor.label,
           action: entry.action,
           target_type: entry.target_type,
           target_id: entry.target_id,

@@ -86,10 +86,13 @@ describe('auto-decide routing rules', () => {
     expect(blocking.body.shadow_rule_id).toBeUndefined();
     expect(Date.parse(blocking.body.decided_at)).toBeGreaterThanOrEqual(startedAt - 1000);
 
-    const audit = (await call(server.url, 'GET', '/audit-logs?limit=500', undefined, { headers: org.admin })).body.entries as Array<{ action: string; target_id: number; data: any }>;
+    const audit = (await call(server.url, 'GET', '/audit-logs?limit=500', undefined, { headers: org.admin })).body.entries as Array<{ action: string; target_id: number; data: any; actor: { type: string } }>;
     expect(audit.find((entry) => entry.action === 'routing_rule.enforced')).toMatchObject({ target_id: ruleId, data: { name: 'small refunds', audit_sample_rate: 0 } });
-    expect(audit.find((entry) => entry.action === 'routing_rule.auto_decided')).toMatchObject({ target_id: blocking.body.id, data: { rule: 'small refunds', decision_type: 'approve' } });
-    expect(audit.find((entry) => entry.action === 'review.decided' && entry.target_id === blocking.body.id)).toMatchObject({ data: { reviewer_name: 'rule:small refunds' } });
+    // Filed by the admin's key; decided by the system, as the rule.
+    expect(audit.find((entry) => entry.action === 'review.created' && entry.target_id === blocking.body.id)).toMatchObject({ actor: { type: 'api_key' } });
+    expect(audit.find((entry) => entry.action === 'routing_rule.auto_decided')).toMatchObject({ target_id: blocking.body.id, data: { rule: 'small refunds', decision_type: 'approve' }, actor: { type: 'system' } });
+    expect(audit.find((entry) => entry.action === 'review.decided' && entry.target_id === blocking.body.id)).toMatchObject({ data: { reviewer_name: 'rule:small refunds' }, actor: { type: 'system' } });
+    expect((await call(server.url, 'GET', '/audit-logs/verify', undefined, { headers: org.admin })).body).toMatchObject({ valid: true });
 
     // An evaluation leaves the auto-decided review out of its population, and counts it apart.
     const suite = (await call(server.url, 'POST', '/evals', { name: 'Refunds' }, { headers: org.admin })).body;

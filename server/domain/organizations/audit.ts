@@ -50,9 +50,11 @@ export function asSystem<T>(work: () => T): T {
   return acting.exit(work);
 }
 
+export const SYSTEM_ACTOR: AuditActor = { type: 'system', id: null, label: 'system' };
+
 export function currentActor(): AuditActor {
   const principal = acting.getStore();
-  if (!principal) return { type: 'system', id: null, label: 'system' };
+  if (!principal) return SYSTEM_ACTOR;
   const label = principal.label ?? null;
   switch (principal.kind) {
     case 'operator':
@@ -79,6 +81,8 @@ export function auditEntryOf(event: DomainEvent): AuditEntryInput | null {
         target_type: 'review',
         target_id: event.review_id,
         data: { decision_type: decision?.decision_type ?? null, reviewer_id: decision?.reviewer_id ?? null, reviewer_name: decision?.reviewer_name ?? null },
+        // A routing rule's decision, made as the review was filed: the system's, not the filer's.
+        ...(decision?.reviewer_id === null && decision.reviewer_name?.startsWith('rule:') ? { bySystem: true as const } : {}),
       };
     }
     case 'review.vote': {

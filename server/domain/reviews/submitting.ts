@@ -201,7 +201,7 @@ export class SubmitReview {
         ...(marked ? (marked.kind === 'shadow' ? { shadow_rule_id: marked.rule_id } : { audit_sample: true as const, audit_rule_id: marked.rule_id }) : {}),
       };
       if (inserted.decision && organizationId !== null && routedByOrganization?.autoDecide) {
-        tx.audit({ organization_id: organizationId, action: 'routing_rule.auto_decided', target_type: 'review', target_id: inserted.id, data: { rule: routing.rule, decision_type: inserted.decision.decision_type } });
+        tx.audit({ organization_id: organizationId, action: 'routing_rule.auto_decided', target_type: 'review', target_id: inserted.id, data: { rule: routing.rule, decision_type: inserted.decision.decision_type }, bySystem: true });
       }
       tx.record(domainEvent('review.created', stored, stored));
       if (uploads.length > 0) await this.attachments().attachWithin(tx, scope, stored.id, uploads, placed);

@@ -57,4 +57,6 @@ export interface AuditEntryInput {
   target_type: string;
   target_id: number | null;
   data: Record<string, unknown>;
+  /** Done by the system, whoever's request it ran in (a rule's decision at creation): its actor is `system`. */
+  bySystem?: true;
 }
