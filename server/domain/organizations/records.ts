@@ -51,8 +51,8 @@ export interface AuditActor {
   label: string | null;
 }
 
-/** The fields an entry's hash covers, besides the hash before it. */
-export interface HashedFields extends AuditEntryInput {
+/** The fields an entry's hash covers, besides the hash before it (who acted is its actor). */
+export interface HashedFields extends Omit<AuditEntryInput, 'bySystem'> {
   actor: AuditActor;
   created_at: string;
 }
