@@ -268,8 +268,10 @@ describe('the hosted dashboard', () => {
     await page.getByRole('button', { name: 'Add stage' }).click();
     await page.getByLabel('Stage name').fill('sole');
     await page.getByRole('combobox', { name: 'People who approve stage 1' }).fill('Sole Approver');
+    // The picker offers people once it has read them: Enter before then chooses no one.
+    await expect.poll(() => page.getByRole('option', { name: /Sole Approver/ }).count()).toBe(1);
     await page.keyboard.press('Enter');
-    await expect.poll(() => page.getByRole('list', { name: 'People who approve stage 1: chosen' }).textContent()).toContain('Sole Approver');
+    await expect.poll(() => page.getByRole('list', { name: 'People who approve stage 1: chosen' }).textContent({ timeout: 1_000 })).toContain('Sole Approver');
     await page.getByRole('button', { name: 'Add workflow' }).click();
     await expect.poll(() => page.getByRole('row', { name: /sole check/ }).textContent()).toContain('sole: 1 of Sole Approver');
 
