@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CLI, freePort, runCli, startCli, stopProgram } from '../support/cli';
+import { CLI, freePort, freePorts, runCli, startCli, stopProgram } from '../support/cli';
 import { makeTempDir } from '../support/temp';
 
 let temp: ReturnType<typeof makeTempDir>;
@@ -47,7 +47,7 @@ describe('greenlight init', () => {
 
 describe('greenlight start', () => {
   it('serves the API and the dashboard, the dashboard forwarding /api, and stops on SIGTERM', async () => {
-    const [port, dashboardPort] = [await freePort(), await freePort()];
+    const [port, dashboardPort] = await freePorts(2);
     const server = await startCli(['--port', String(port), '--dashboard-port', String(dashboardPort)], {
       cwd: temp.dir,
       ready: /dashboard listening on/,
@@ -70,7 +70,7 @@ describe('greenlight start', () => {
   });
 
   it('runs only the dashboard with --dashboard-only, saying so when the API is not there', async () => {
-    const [apiPort, dashboardPort] = [await freePort(), await freePort()];
+    const [apiPort, dashboardPort] = await freePorts(2);
     const server = await startCli(['--dashboard-only', '--port', String(apiPort), '--dashboard-port', String(dashboardPort)], { cwd: temp.dir });
     try {
       expect(server.output()).not.toMatch(/API listening/);
@@ -119,7 +119,7 @@ describe('greenlight start', () => {
   });
 
   it('listens on the network without a key when told so with --allow-unauthenticated-network, and warns who can do what', async () => {
-    const [port, dashboardPort] = [await freePort(), await freePort()];
+    const [port, dashboardPort] = await freePorts(2);
     const server = await startCli(['--host', '0.0.0.0', '--port', String(port), '--dashboard-port', String(dashboardPort), '--allow-unauthenticated-network'], {
       cwd: temp.dir,
       env: { GREENLIGHT_DASHBOARD_HOST: '0.0.0.0' },
@@ -194,7 +194,7 @@ function startOnTerminal(args: string[], redirect = ''): { output: () => string;
 
 describe('greenlight start on a terminal', () => {
   it('prints where the dashboard and the API are, readably, after its log lines', async () => {
-    const [port, dashboardPort] = [await freePort(), await freePort()];
+    const [port, dashboardPort] = await freePorts(2);
     const running = startOnTerminal(['--port', String(port), '--dashboard-port', String(dashboardPort)]);
     await running.ready;
     expect(running.output()).toContain(`  Reviewer dashboard  http://127.0.0.1:${dashboardPort}   ← open this to review\n`);

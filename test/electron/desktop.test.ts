@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { _electron as electron, type ElectronApplication, type Page } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../support/cli';
+import { freePorts } from '../support/cli';
 import { makeTempDir } from '../support/temp';
 
 /**
@@ -33,12 +33,12 @@ describe.skipIf(!binary)(title, () => {
 
   beforeAll(async () => {
     temp = makeTempDir('greenlight-electron-');
-    const apiPort = await freePort();
+    const [apiPort, dashboardPort] = await freePorts(2);
     api = `http://127.0.0.1:${apiPort}`;
     app = await electron.launch({
       executablePath: binary,
       args: [MAIN, `--user-data-dir=${temp.dir}`, '--no-sandbox'],
-      env: { ...process.env, GREENLIGHT_API_PORT: String(apiPort), GREENLIGHT_DASHBOARD_PORT: String(await freePort()) },
+      env: { ...process.env, GREENLIGHT_API_PORT: String(apiPort), GREENLIGHT_DASHBOARD_PORT: String(dashboardPort) },
     });
     window = await app.firstWindow();
     // Record native notifications: the test cannot look at the desktop's notification centre.

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { CHANNELS } from '../../main/bridge';
 import { runDesktop } from '../../main/desktop';
-import { freePort } from '../support/cli';
+import { freePorts } from '../support/cli';
 import { type FakeElectron, fakeElectron } from '../support/electron-fakes';
 import { call, isServing } from '../support/server';
 import { makeTempDir } from '../support/temp';
@@ -35,8 +35,8 @@ async function launch(options: { singleInstanceLock?: boolean } = {}): Promise<v
 
 beforeEach(async () => {
   temp = makeTempDir('greenlight-desktop-app-');
-  const apiPort = await freePort();
-  dashboardPort = await freePort();
+  let apiPort: number;
+  [apiPort, dashboardPort] = await freePorts(2);
   api = `http://127.0.0.1:${apiPort}`;
   vi.stubEnv('GREENLIGHT_API_PORT', String(apiPort));
   vi.stubEnv('GREENLIGHT_DASHBOARD_PORT', String(dashboardPort));

@@ -77,7 +77,8 @@ export function startCli(args: string[], options: StartOptions): Promise<Running
 
 /** `greenlight start` with the API and the dashboard on free ports, ready once both listen. */
 export async function startWithDashboard(cwd: string, env: NodeJS.ProcessEnv = {}): Promise<RunningCli> {
-  const args = ['--port', String(await freePort()), '--dashboard-port', String(await freePort())];
+  const [apiPort, dashboardPort] = await freePorts(2);
+  const args = ['--port', String(apiPort), '--dashboard-port', String(dashboardPort)];
   return startCli(args, { cwd, env, ready: /dashboard listening on/ });
 }
 
@@ -141,9 +142,19 @@ export async function startProgram(entry: string, args: string[], options: Start
 
 /** A TCP port that was free a moment ago. */
 export async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
+  const [port] = await freePorts(1);
   return port;
+}
+
+/**
+ * Distinct TCP ports that were free a moment ago. Each is held until all are
+ * chosen: two separate `freePort()` calls may be handed the same port, and a
+ * program given it twice fails to start.
+ */
+export async function freePorts(count: number): Promise<number[]> {
+  const servers = Array.from({ length: count }, () => net.createServer());
+  await Promise.all(servers.map((server) => new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))));
+  const ports = servers.map((server) => (server.address() as net.AddressInfo).port);
+  await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+  return ports;
 }

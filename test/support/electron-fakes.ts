@@ -4,7 +4,7 @@ import { createLogger } from '../../server';
 import { createDesktopContext, type DesktopContext, type DesktopModule, enableModules } from '../../main/modules/desktop-module';
 import type { ElectronParts, MenuLike, NotificationLike, TrayLike, WindowLike, WindowOptions } from '../../main/modules/electron-parts';
 import type { TrayItem } from '../../main/modules/tray-menu';
-import { freePort } from './cli';
+import { freePorts } from './cli';
 import { makeTempDir } from './temp';
 
 /**
@@ -273,8 +273,7 @@ export async function desktopOnFakes(options: Omit<FakeOptions, 'userData'> = {}
       done();
     },
   });
-  const apiPort = await freePort();
-  const dashboardPort = await freePort();
+  const [apiPort, dashboardPort] = await freePorts(2);
   const ctx = createDesktopContext({
     electron: electron.parts,
     log: createLogger({ stream, format: 'json' }),
