@@ -20,6 +20,11 @@ export interface Database {
    * the statement every create runs, so each database runs it its cheapest way.
    */
   insertReturningId(sql: string, bind: Record<string, unknown>, transaction: Transaction): Promise<number>;
+  /**
+   * PostgreSQL's: runs a statement that answers one row (`$name` parameters) in `transaction`, as
+   * a statement its connection prepared once: for the other statements every create runs.
+   */
+  preparedRow?(sql: string, bind: Record<string, unknown>, transaction: Transaction): Promise<Record<string, unknown>>;
   /** Resolves when the database answers a trivial query. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -49,9 +54,12 @@ export function watchedWrites(
   };
 }
 
-/** A unique index refused the row: through Sequelize, or from SQLite's prepared inserts directly. */
+/** PostgreSQL's `unique_violation`. */
+const POSTGRES_UNIQUE_VIOLATION = '23505';
+
+/** A unique index refused the row: through Sequelize, or from either database's prepared statements directly. */
 export function isUniqueViolation(error: unknown): boolean {
   if (error instanceof UniqueConstraintError) return true;
   const { code, message } = error as { code?: string; message?: string };
-  return code === 'SQLITE_CONSTRAINT' && /UNIQUE constraint failed/.test(message ?? '');
+  return code === POSTGRES_UNIQUE_VIOLATION || (code === 'SQLITE_CONSTRAINT' && /UNIQUE constraint failed/.test(message ?? ''));
 }

@@ -1,4 +1,4 @@
-import type { EntrySummary, OutboxEntry } from '../domain/shared/events';
+import type { DomainEvent, EntrySummary, OutboxEntry, Revocation } from '../domain/shared/events';
 
 /**
  * What a NOTIFY on the events channel says of the entries a transaction committed:
@@ -21,10 +21,23 @@ const TYPES = new Map(Object.entries(CODES).map(([type, code]) => [code, type as
 /** PostgreSQL refuses a notification payload of 8,000 bytes or more; a long list goes out in parts. */
 const MAX_PAYLOAD_BYTES = 7_000;
 
-function summaryText(entry: OutboxEntry): string {
-  if (entry.type === 'principal.revoked') return `${entry.id}:${CODES[entry.type]}:0`;
+/** What a notification says of an entry after its id. */
+function summaryAfterId(entry: DomainEvent | Revocation): string {
+  if (entry.type === 'principal.revoked') return `:${CODES[entry.type]}:0`;
   const code = entry.type === 'review.created' && entry.payload.expires_at !== null ? EXPIRING : CODES[entry.type];
-  return `${entry.id}:${code}:${entry.review_id}`;
+  return `:${code}:${entry.review_id}`;
+}
+
+function summaryText(entry: OutboxEntry): string {
+  return `${entry.id}${summaryAfterId(entry)}`;
+}
+
+/**
+ * The payload of the notification announcing one entry, as the text before and after its id:
+ * the statement that stores the entry, which gives it its id, sends it too.
+ */
+export function notificationAroundId(origin: string, entry: DomainEvent | Revocation): { before: string; after: string } {
+  return { before: `${origin} `, after: summaryAfterId(entry) };
 }
 
 /** The payloads of the notifications announcing `entries` (in order), each under PostgreSQL's limit. */

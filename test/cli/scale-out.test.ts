@@ -48,7 +48,7 @@ async function blockingCreate(api: string, key: string, action: string): Promise
   }
 }
 
-/** The ids of the reviews whose actions start with `prefix`, by action, once all `count` exist. */
+/** The ids of the reviews whose actions start with `prefix`, by action, once all `count` exist (on a busy machine, hundreds of creates take more than the usual wait). */
 async function reviewIds(api: string, prefix: string, count: number): Promise<Map<string, number>> {
   let ids = new Map<string, number>();
   await expect
@@ -57,7 +57,7 @@ async function reviewIds(api: string, prefix: string, count: number): Promise<Ma
       const more = body.total > 100 ? (await call(api, 'GET', `/reviews?q=${encodeURIComponent(prefix)}&page_size=100&page=2`)).body.reviews : [];
       ids = new Map([...body.reviews, ...more].map((review: { id: number; proposed_action: string }) => [review.proposed_action, review.id]));
       return ids.size;
-    })
+    }, { timeout: 30_000 })
     .toBe(count);
   return ids;
 }
