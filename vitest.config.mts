@@ -31,6 +31,7 @@ const ON_POSTGRES = [
   'test/http/policy.test.ts',
   'test/http/receipts.test.ts',
   'test/http/review-with-attachments.test.ts',
+  'test/http/outbox-retention.test.ts',
   'test/http/review-links.test.ts',
   'test/http/reviews.test.ts',
   'test/http/routing-rules.test.ts',

@@ -72,7 +72,15 @@ export class Outbox {
   /** Writes `entries` in `transaction`; returns them with their ids. Now and then also prunes expired rows. */
   async write(transaction: Transaction, entries: ReadonlyArray<DomainEvent | Revocation>): Promise<OutboxEntry[]> {
     const now = this.clock();
-    if (entries.length === 1 && this.db.sql.sharedByProcesses && this.db.preparedRow) {
+    const stored = await this.store(transaction, entries, now);
+    if (++this.writes % PRUNE_EVERY_WRITES === 0) await this.prune(now - OUTBOX_RETENTION_MS, transaction);
+    return stored;
+  }
+
+  /** On PostgreSQL, announced to the other processes: delivered when, and only if, the transaction commits. */
+  private async store(transaction: Transaction, entries: ReadonlyArray<DomainEvent | Revocation>, now: number): Promise<OutboxEntry[]> {
+    const shared = this.db.sql.sharedByProcesses;
+    if (entries.length === 1 && shared && this.db.preparedRow) {
       // A create's one event: stored and announced in one round trip rather than two.
       const [entry] = entries;
       const row = await this.db.preparedRow(INSERT_ANNOUNCED_EVENT, { ...rowOf(entry, now), channel: EVENTS_CHANNEL, ...notificationAroundId(this.origin, entry) }, transaction);
@@ -82,13 +90,11 @@ export class Outbox {
     for (const entry of entries) {
       stored.push({ ...entry, id: await this.db.insertReturningId(INSERT_EVENT, rowOf(entry, now), transaction) });
     }
-    if (stored.length > 0 && this.db.sql.sharedByProcesses) {
-      // Delivered by PostgreSQL when, and only if, the transaction commits.
+    if (stored.length > 0 && shared) {
       for (const payload of notificationPayloads(this.origin, stored)) {
         await this.db.sequelize.query('SELECT pg_notify($channel, $payload)', { bind: { channel: EVENTS_CHANNEL, payload }, transaction });
       }
     }
-    if (++this.writes % PRUNE_EVERY_WRITES === 0) await this.prune(now - OUTBOX_RETENTION_MS, transaction);
     return stored;
   }
 
