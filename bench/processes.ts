@@ -13,15 +13,21 @@ export interface BenchProcess {
   stop(): Promise<void>;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
+/** Distinct loopback ports that were free a moment ago: each held until all are chosen, so no two are the same. */
+async function freePorts(count: number): Promise<number[]> {
+  const servers = Array.from({ length: count }, () => net.createServer());
+  await Promise.all(
+    servers.map(
+      (server) =>
+        new Promise<void>((resolve, reject) => {
+          server.once('error', reject);
+          server.listen(0, '127.0.0.1', resolve);
+        }),
+    ),
+  );
+  const ports = servers.map((server) => (server.address() as net.AddressInfo).port);
+  await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+  return ports;
 }
 
 /** The environment without GREENLIGHT_* settings: a key or database URL of the user's must not change what is measured. */
@@ -79,8 +85,7 @@ const RECEIPT_KEY_ENCRYPTION_KEY = randomBytes(32).toString('base64');
  * SQLite file inside `dataDir` (or on `databaseUrl`).
  */
 export async function startGreenlight(dataDir: string, options: GreenlightOptions = {}): Promise<BenchProcess & { dashboardUrl?: string }> {
-  const apiPort = await freePort();
-  const dashboardPort = await freePort();
+  const [apiPort, dashboardPort] = await freePorts(2);
   const args = [path.join(ROOT, 'bin', 'greenlight.js'), 'start', '--port', String(apiPort), '--dashboard-port', String(dashboardPort)];
   if (!options.dashboard) args.push('--api-only');
   if (options.workers) args.push('--workers', String(options.workers));
@@ -113,7 +118,7 @@ export type Baseline = 'baseline-server' | 'baseline-postgres-server';
  * `bench/baseline-postgres-server.ts` on the given PostgreSQL database.
  */
 export async function startBaseline(database: string, baseline: Baseline = 'baseline-server'): Promise<BenchProcess> {
-  const port = await freePort();
+  const [port] = await freePorts(1);
   const child = spawn(process.execPath, [path.join(__dirname, `${baseline}.js`), database, String(port)], {
     cwd: ROOT,
     env: { ...process.env, NODE_ENV: 'production' },

@@ -527,12 +527,13 @@ async function postgresFloorLoad(seconds: number, connections: number): Promise<
 async function postgresThroughput(scale: Scale): Promise<void> {
   const connections = 32;
   console.log(
-    `\n7. PostgreSQL create throughput: one and two API processes and the floor (bare Express + pg), ${connections} connections in all, ${scale.throughputRounds} round(s) each, alternating`,
+    `\n7. PostgreSQL create throughput: one, two and four API processes and the floor (bare Express + pg), ${connections} connections in all, ${scale.throughputRounds} round(s) each, alternating`,
   );
   const section = 'PostgreSQL create throughput';
   const loads = new Map<number, CreateLoad[]>([
     [1, []],
     [2, []],
+    [4, []],
   ]);
   const floorLoads: CreateLoad[] = [];
   for (let round = 0; round < scale.throughputRounds; round += 1) {
@@ -544,14 +545,18 @@ async function postgresThroughput(scale: Scale): Promise<void> {
   if (loads.get(1)!.length === 0) return;
   const one = recordLoads(section, 'POST /reviews, 1 API process', loads.get(1)!);
   const two = recordLoads(section, 'POST /reviews, 2 API processes', loads.get(2)!);
+  const four = recordLoads(section, 'POST /reviews, 4 API processes', loads.get(4)!);
   const floor = recordLoads(section, 'floor: bare Express + pg, review + outbox row', floorLoads);
   const cores = `on ${os.cpus().length} cores shared with PostgreSQL and the load generator`;
   record({ section, figure: '1 process / floor, throughput', value: one.perSecond / floor.perSecond, unit: '×', target: 0.8, better: 'higher', note: cores });
   record({ section, figure: '2 processes / floor, throughput', value: two.perSecond / floor.perSecond, unit: '×', target: null, better: null, note: cores });
   record({ section, figure: '1 process / floor, CPU per create', value: one.cpuMsPerCreate / floor.cpuMsPerCreate, unit: '×', target: 1.3, better: 'lower' });
   record({ section, figure: '2 processes / 1 process, CPU per create', value: two.cpuMsPerCreate / one.cpuMsPerCreate, unit: '×', target: 1.15, better: 'lower' });
+  // What each further process costs: with few cores, more processes than cores only add their relaying.
+  record({ section, figure: '4 processes / 1 process, CPU per create', value: four.cpuMsPerCreate / one.cpuMsPerCreate, unit: '×', target: null, better: null, note: cores });
   record({ section, figure: '1 process / floor, database CPU per create', value: one.databaseCpuMsPerCreate / floor.databaseCpuMsPerCreate, unit: '×', target: null, better: null });
   record({ section, figure: '2 processes / 1 process, database CPU per create', value: two.databaseCpuMsPerCreate / one.databaseCpuMsPerCreate, unit: '×', target: null, better: null });
+  record({ section, figure: '4 processes / 1 process, database CPU per create', value: four.databaseCpuMsPerCreate / one.databaseCpuMsPerCreate, unit: '×', target: null, better: null });
 }
 
 async function postgresReads(scale: Scale): Promise<void> {
