@@ -41,6 +41,7 @@ const ON_POSTGRES = [
   'test/http/slack-install.test.ts',
   'test/http/slack-interactions.test.ts',
   'test/http/slack-messages.test.ts',
+  'test/http/slack-rule-channels.test.ts',
   'test/http/slack-socket-mode.test.ts',
   'test/http/tenancy.test.ts',
   'test/http/waiting-until.test.ts',

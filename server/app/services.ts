@@ -135,7 +135,7 @@ type Stores = ReturnType<typeof storesOn>;
  */
 function writesOn(db: Database, stores: Stores, config: Config, policy: () => Policy, clock: () => number, log: Logger): { feed: EventFeed; outbox: Outbox; unitOfWork: UnitOfWork } {
   const edition = editionOf(config);
-  const slackDestination = slackDestinationOf(config, policy) ?? hostedSlackDestinationOf(config, stores.slackInstallations);
+  const slackDestination = slackDestinationOf(config, policy) ?? hostedSlackDestinationOf(config, stores.slackInstallations, stores.routingRules);
   const feed = new EventFeed((event, error) => log.error('event listener failed', { event: event.type, error: String(error) }));
   const outbox = new Outbox(db, clock);
   const unitOfWork = new DatabaseUnitOfWork(db, outbox, feed, {

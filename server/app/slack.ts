@@ -5,6 +5,7 @@ import { InstallationChatDeciders, OrganizationChatDeciders } from '../domain/ch
 import { ChatInteractions } from '../domain/chat/interactions';
 import type { ChatProvider } from '../domain/chat/ports';
 import type { ChatDestination } from '../domain/chat/messages';
+import type { RoutingRuleRepository } from '../domain/routing/ports';
 import { type Policy, slackChannelOfRule } from '../domain/routing/review-policy';
 import type { ReviewCard } from '../domain/chat/records';
 import type { ReviewUseCases } from '../domain/reviews/use-cases';
@@ -176,13 +177,20 @@ export function hostedSlackInbound(
   };
 }
 
-/** Hosted: the channel of the organization's active installation. */
-export function hostedSlackDestinationOf(config: Config, store: ChatInstallationRepository): ChatDestination | null {
+/**
+ * Hosted, with the organization's installation active: the channel of the routing rule that
+ * routed the review (`slack_channel_id`), else the installation's. Read by the rule's name in the
+ * create's transaction; a shadow rule's or an audit sample's mark routes nothing, so names no
+ * rule. A message stays in the channel it was posted to when its rule changes later.
+ */
+export function hostedSlackDestinationOf(config: Config, installations: ChatInstallationRepository, rules: Pick<RoutingRuleRepository, 'slackChannelOf'>): ChatDestination | null {
   if (!editionOf(config).organizations || config.slack_token_key === '') return null;
   return async (tx, review) => {
     if (review.organization_id === null) return null;
-    const installation = await store.find(review.organization_id, tx);
-    return installation?.status === 'active' ? installation.channel_id : null;
+    const installation = await installations.find(review.organization_id, tx);
+    if (installation?.status !== 'active') return null;
+    const ruleChannel = review.routing_rule === null ? null : await rules.slackChannelOf(tx, review.organization_id, review.routing_rule);
+    return ruleChannel ?? installation.channel_id;
   };
 }
 

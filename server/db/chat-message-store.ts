@@ -26,12 +26,16 @@ export class ChatMessageStore implements ChatMessageRepository {
     );
   }
 
-  async markChanged(tx: Tx, reviewId: number, now: number): Promise<void> {
-    // The due time stays: a message waiting out a 429 keeps waiting; one in sync was due since it synced.
-    await this.db.sequelize.query('UPDATE chat_messages SET version = version + 1, updated_at = $now WHERE review_id = $reviewId AND provider = $provider', {
-      bind: { reviewId, provider: this.provider, now },
-      transaction: transactionOf(tx),
-    });
+  async markChanged(tx: Tx, reviewId: number, dueAt: number, now: number): Promise<void> {
+    // In sync: due at `dueAt`. Owed already: a message settling (due later, no failed attempt)
+    // is brought forward to a sooner `dueAt`; one waiting out a 429 or a back-off keeps waiting;
+    // one not posted yet is due already.
+    await this.db.sequelize.query(
+      `UPDATE chat_messages SET version = version + 1, updated_at = $now,
+       next_attempt_at = CASE WHEN synced_version = version THEN $dueAt WHEN attempts = 0 AND next_attempt_at > $dueAt THEN $dueAt ELSE next_attempt_at END
+       WHERE review_id = $reviewId AND provider = $provider`,
+      { bind: { reviewId, provider: this.provider, dueAt, now }, transaction: transactionOf(tx) },
+    );
   }
 
   async claimDue(now: number, claimedUntil: number, limit: number): Promise<ClaimedChatMessage[]> {
@@ -41,7 +45,7 @@ export class ChatMessageStore implements ChatMessageRepository {
       this.db.sequelize.query<ClaimedChatMessage>(
         `UPDATE chat_messages SET claimed_until = $claimedUntil WHERE id IN (
            SELECT id FROM chat_messages WHERE provider = $provider AND ${DUE} ORDER BY next_attempt_at, id LIMIT $limit ${this.db.sql.skipLocked})
-         RETURNING id, review_id, organization_id, channel, message_id, version, attempts`,
+         RETURNING id, review_id, organization_id, channel, message_id, version, attempts, shown_sha256`,
         { bind: { now, claimedUntil, limit, provider: this.provider }, type: QueryTypes.SELECT, transaction },
       ),
     );
@@ -54,6 +58,7 @@ export class ChatMessageStore implements ChatMessageRepository {
         message_id: row.message_id,
         version: Number(row.version),
         attempts: Number(row.attempts),
+        shown_sha256: row.shown_sha256,
       }))
       .sort((a, b) => a.id - b.id);
   }
@@ -75,13 +80,13 @@ export class ChatMessageStore implements ChatMessageRepository {
     );
   }
 
-  async recordSynced(id: number, version: number, messageId: string, now: number): Promise<void> {
+  async recordSynced(id: number, version: number, messageId: string, shownSha256: string, now: number): Promise<void> {
     // Due again at once if the review changed while it was being sent (version moved past what was sent).
     await this.db.write((transaction) =>
       this.db.sequelize.query(
         `UPDATE chat_messages SET message_id = $messageId, synced_version = CASE WHEN synced_version > $version THEN synced_version ELSE $version END,
-         attempts = 0, last_error = NULL, claimed_until = NULL, next_attempt_at = $now, updated_at = $now WHERE id = $id`,
-        { bind: { id, version, messageId, now }, transaction },
+         shown_sha256 = $shownSha256, attempts = 0, last_error = NULL, claimed_until = NULL, next_attempt_at = $now, updated_at = $now WHERE id = $id`,
+        { bind: { id, version, messageId, shownSha256, now }, transaction },
       ),
     );
   }

@@ -23,6 +23,7 @@ import * as chatMessages from './migrations/0021-chat-messages';
 import * as receiptKeys from './migrations/0022-receipt-keys';
 import * as evaluations from './migrations/0023-evaluations';
 import * as tallySlots from './migrations/0024-tally-slots';
+import * as slackRuleChannels from './migrations/0025-slack-rule-channels-and-shown-messages';
 
 /**
  * Listed explicitly rather than globbed so the same list works from TypeScript sources,
@@ -53,6 +54,7 @@ export const MIGRATIONS = [
   { name: '0022-receipt-keys', up: receiptKeys.up, down: receiptKeys.down },
   { name: '0023-evaluations', up: evaluations.up, down: evaluations.down },
   { name: '0024-tally-slots', up: tallySlots.up, down: tallySlots.down },
+  { name: '0025-slack-rule-channels-and-shown-messages', up: slackRuleChannels.up, down: slackRuleChannels.down },
 ];
 
 const MIGRATION_TABLE = 'schema_migrations';

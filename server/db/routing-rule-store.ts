@@ -19,12 +19,13 @@ interface RuleRow {
   auto_decide: AutoDecision | null;
   mode: RuleMode | null;
   audit_sample_rate: number | null;
+  slack_channel_id: string | null;
   is_active: boolean | number;
   created_at: number;
   updated_at: number;
 }
 
-const COLUMNS = 'id, organization_id, name, priority, conditions, assign_to_user_id, assign_to_team_id, auto_decide, mode, audit_sample_rate, is_active, created_at, updated_at';
+const COLUMNS = 'id, organization_id, name, priority, conditions, assign_to_user_id, assign_to_team_id, auto_decide, mode, audit_sample_rate, slack_channel_id, is_active, created_at, updated_at';
 
 const nullableId = (value: number | null): number | null => (value === null ? null : Number(value));
 
@@ -40,6 +41,7 @@ function toRule(row: RuleRow): RoutingRuleRecord {
     action: row.auto_decide ? { auto_decide: row.auto_decide } : null,
     mode: row.mode ?? null,
     audit_sample_rate: row.audit_sample_rate === null || row.audit_sample_rate === undefined ? null : Number(row.audit_sample_rate),
+    slack_channel_id: row.slack_channel_id ?? null,
     // SQLite keeps booleans as 0 and 1.
     is_active: Boolean(row.is_active),
     created_at: isoTime(Number(row.created_at)),
@@ -60,8 +62,8 @@ export class RoutingRuleStore implements RoutingRuleRepository {
     const row = { ...written(rule), organization_id: organizationId, created_at: now, updated_at: now };
     try {
       const id = await this.db.insertReturningId(
-        `INSERT INTO routing_rules (organization_id, name, priority, conditions, assign_to_user_id, assign_to_team_id, auto_decide, mode, audit_sample_rate, is_active, created_at, updated_at)
-         VALUES ($organization_id, $name, $priority, $conditions, $assign_to_user_id, $assign_to_team_id, $auto_decide, $mode, $audit_sample_rate, $is_active, $created_at, $updated_at)`,
+        `INSERT INTO routing_rules (organization_id, name, priority, conditions, assign_to_user_id, assign_to_team_id, auto_decide, mode, audit_sample_rate, slack_channel_id, is_active, created_at, updated_at)
+         VALUES ($organization_id, $name, $priority, $conditions, $assign_to_user_id, $assign_to_team_id, $auto_decide, $mode, $audit_sample_rate, $slack_channel_id, $is_active, $created_at, $updated_at)`,
         row,
         transactionOf(tx),
       );
@@ -87,7 +89,8 @@ export class RoutingRuleStore implements RoutingRuleRepository {
     try {
       await this.db.sequelize.query(
         `UPDATE routing_rules SET name = $name, priority = $priority, conditions = $conditions, assign_to_user_id = $assign_to_user_id,
-         assign_to_team_id = $assign_to_team_id, auto_decide = $auto_decide, mode = $mode, audit_sample_rate = $audit_sample_rate, is_active = $is_active,
+         assign_to_team_id = $assign_to_team_id, auto_decide = $auto_decide, mode = $mode, audit_sample_rate = $audit_sample_rate, slack_channel_id = $slack_channel_id,
+         is_active = $is_active,
          updated_at = $now WHERE id = $id`,
         { bind: { ...written(rule), id, now }, transaction: transactionOf(tx) },
       );
@@ -107,13 +110,22 @@ export class RoutingRuleStore implements RoutingRuleRepository {
   async routable(organizationId: number, tx?: Tx): Promise<RoutableRule[]> {
     const rows = await this.db.sequelize.query<RuleRow & { assignee_email: string | null; team_name: string | null }>(
       `SELECT r.id, r.organization_id, r.name, r.priority, r.conditions, r.assign_to_user_id, r.assign_to_team_id, r.auto_decide, r.mode, r.audit_sample_rate,
-              r.is_active, r.created_at, r.updated_at,
+              r.slack_channel_id, r.is_active, r.created_at, r.updated_at,
               u.email AS assignee_email, t.name AS team_name
        FROM routing_rules r LEFT JOIN users u ON u.id = r.assign_to_user_id LEFT JOIN teams t ON t.id = r.assign_to_team_id
        WHERE r.organization_id = $organizationId ORDER BY r.id`,
       { bind: { organizationId }, type: QueryTypes.SELECT, transaction: tx ? transactionOf(tx) : undefined },
     );
     return rows.map((row) => ({ ...toRule(row), assignee_email: row.assignee_email, team_name: row.team_name }));
+  }
+
+  async slackChannelOf(tx: Tx, organizationId: number, name: string): Promise<string | null> {
+    const [row] = await this.db.sequelize.query<{ slack_channel_id: string | null }>('SELECT slack_channel_id FROM routing_rules WHERE organization_id = $organizationId AND name = $name', {
+      bind: { organizationId, name },
+      type: QueryTypes.SELECT,
+      transaction: transactionOf(tx),
+    });
+    return row?.slack_channel_id ?? null;
   }
 
   async saveMark(tx: Tx, organizationId: number, reviewId: number, mark: RuleMark): Promise<void> {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { ChatUnavailable, type ChatMessageRepository, type ChatProvider, type ClaimedChatMessage } from '../domain/chat/ports';
 import type { ReviewCard } from '../domain/chat/records';
 import { type EventFeed, NONE_FROM_ELSEWHERE } from '../domain/shared/events';
@@ -24,6 +25,12 @@ export interface ChatDispatcherOptions {
   feed: EventFeed;
   log: Log;
   clock?: Clock;
+}
+
+/** A message as the chat has it now. */
+interface Synced {
+  message_id: string;
+  shown_sha256: string;
 }
 
 /** Seconds to wait before attempt `attempts + 1`: 1, 2, 4… up to `MAX_BACKOFF_MS`. */
@@ -80,35 +87,39 @@ export class ChatDispatcher {
   /** One post or update, and what came of it recorded. Never rejects: an unrecorded outcome waits out its claim. */
   private async send(message: ClaimedChatMessage): Promise<void> {
     const { messages, log } = this.options;
-    let messageId: string;
+    let sent: Synced | { gone: string };
     try {
-      const sent = await this.sync(message);
-      if (typeof sent !== 'string') {
+      sent = await this.sync(message);
+      if ('gone' in sent) {
         await messages.recordFailure(message.id, sent.gone, null, this.clock());
         return;
       }
-      messageId = sent;
     } catch (error) {
       await this.failed(message, error);
       return;
     }
     try {
-      await messages.recordSynced(message.id, message.version, messageId, this.clock());
+      await messages.recordSynced(message.id, message.version, sent.message_id, sent.shown_sha256, this.clock());
     } catch (error) {
       // Sent but not recorded (the database unreachable): once the claim runs out it is sent again; a post may then appear twice.
       log.error('could not record a chat message that was sent', { review_id: message.review_id, error: String(error) });
     }
   }
 
-  /** Posts the message, or rewrites it; its id, or why it never can be. */
-  private async sync(message: ClaimedChatMessage): Promise<string | { gone: string }> {
+  /**
+   * Posts the message, or rewrites it unless it would be sent as it shows already (a wait that
+   * moved within the minute it shows, a change that reached it before): its id and what it
+   * shows, or why it never can be.
+   */
+  private async sync(message: ClaimedChatMessage): Promise<Synced | { gone: string }> {
     const provider = await this.options.providerFor(message);
     if (provider === null) return { gone: 'the organization has no chat installation any more' };
     const card = await this.options.cardOf(message.review_id);
     if (card === null) return { gone: 'the review is gone' };
-    if (message.message_id === null) return (await provider.postReview(message.channel, card)).message_id;
-    await provider.updateReview({ channel: message.channel, message_id: message.message_id }, card);
-    return message.message_id;
+    const shown = createHash('sha256').update(provider.drawReview(card)).digest('hex');
+    if (message.message_id === null) return { message_id: (await provider.postReview(message.channel, card)).message_id, shown_sha256: shown };
+    if (shown !== message.shown_sha256) await provider.updateReview({ channel: message.channel, message_id: message.message_id }, card);
+    return { message_id: message.message_id, shown_sha256: shown };
   }
 
   /** Tried again after the provider's `Retry-After` or a back-off, or never when it can never succeed. */

@@ -84,15 +84,18 @@ describe('the console as forms', () => {
 
     await addCondition(form, { field: 'Task type', operator: '=', value: 'refund' });
     await addCondition(form, { field: 'Metadata…', key: 'amount', operator: '>', value: '1000' });
+    await form.getByLabel('Slack channel').fill('C0VIPREFUNDS');
     await form.getByRole('button', { name: 'Add rule' }).click();
     const row = page.getByRole('row', { name: /vip-refunds/ });
     await expect.poll(() => row.textContent()).toContain('task_type = refund · metadata.amount > 1000');
     expect(await row.textContent()).toContain('Dana Decider');
+    expect(await row.textContent()).toContain('C0VIPREFUNDS');
     const stored = (await call(hosted.server.url, 'GET', '/routing-rules', undefined, { headers: hosted.adminKey })).body.routing_rules;
     expect(stored.find((rule: { name: string }) => rule.name === 'vip-refunds')).toMatchObject({
       priority: 50,
       assign_to_user_id: dana.id,
       assign_to_team_id: null,
+      slack_channel_id: 'C0VIPREFUNDS',
       conditions: { task_type: 'refund', 'metadata.amount': { operator: '>', value: 1000 } },
     });
 
@@ -103,6 +106,7 @@ describe('the console as forms', () => {
     await row.getByRole('button', { name: 'Edit' }).click();
     await expect.poll(() => form.getByLabel('Condition 2: metadata key').inputValue()).toBe('amount');
     expect(await form.getByRole('list', { name: 'Assign to person: chosen' }).textContent()).toContain('Dana Decider');
+    expect(await form.getByLabel('Slack channel').inputValue()).toBe('C0VIPREFUNDS');
     await showWhole(page, 1200);
     await page.screenshot({ path: path.join(SCREENSHOTS, 'hosted-console-routing-rules.png') });
     await page.context().close();

@@ -1,9 +1,9 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { attach } from '../support/seed';
 import { call, sampleReview, startTestServer, type TestServer } from '../support/server';
-import { FakeSlack } from '../support/slack';
+import { FakeSlack, hostedSlackSettings } from '../support/slack';
 
 /**
  * Every operation of the OpenAPI document, called by every kind of credential of the hosted
@@ -186,14 +186,7 @@ async function statusOf(operation: Operation, path: string, credential: Credenti
 
 beforeAll(async () => {
   slack = await FakeSlack.start();
-  server = await startTestServer({
-    edition: 'hosted',
-    operator_key: OPERATOR_KEY,
-    slack_api_url: slack.apiUrl,
-    slack_client_id: slack.options.clientId,
-    slack_client_secret: slack.options.clientSecret,
-    slack_token_key: randomBytes(32).toString('base64'),
-  });
+  server = await startTestServer(hostedSlackSettings(slack, OPERATOR_KEY));
   const document: any = await SwaggerParser.dereference((await call(server.url, 'GET', '/openapi.json')).body);
   operations = [];
   for (const [path, methods] of Object.entries<any>(document.paths)) {

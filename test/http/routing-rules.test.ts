@@ -83,6 +83,40 @@ describe('routing rules in the database', () => {
   });
 });
 
+describe('a rule\'s Slack channel (slack_channel_id)', () => {
+  it('is kept, read back, changed and cleared, and the audit log records it with the rule', async () => {
+    const created = await rule({ name: 'to-finance-channel', priority: 1, conditions: { task_type: 'never-filed' }, assign_to_team_id: finance.id, slack_channel_id: 'C0FINANCE' });
+    expect(created.status).toBe(201);
+    expect(created.body.slack_channel_id).toBe('C0FINANCE');
+    const read = await call(server.url, 'GET', `/routing-rules/${created.body.id}`, undefined, { headers: admin });
+    expect(read.body.slack_channel_id).toBe('C0FINANCE');
+    const changed = await call(server.url, 'PATCH', `/routing-rules/${created.body.id}`, { slack_channel_id: 'G0PRIVATE' }, { headers: admin });
+    expect(changed.body).toMatchObject({ slack_channel_id: 'G0PRIVATE', assign_to_team_id: finance.id });
+    // A change that leaves it out keeps it.
+    expect((await call(server.url, 'PATCH', `/routing-rules/${created.body.id}`, { priority: 2 }, { headers: admin })).body.slack_channel_id).toBe('G0PRIVATE');
+    const cleared = await call(server.url, 'PATCH', `/routing-rules/${created.body.id}`, { slack_channel_id: null }, { headers: admin });
+    expect(cleared.body.slack_channel_id).toBeNull();
+    expect((await call(server.url, 'GET', `/routing-rules/${created.body.id}`, undefined, { headers: admin })).body.slack_channel_id).toBeNull();
+    // Without one, a rule has none.
+    expect((await rule({ name: 'no-channel', priority: 1, conditions: { task_type: 'never-filed' }, assign_to_team_id: finance.id })).body.slack_channel_id).toBeNull();
+
+    const ofRule = (await call(server.url, 'GET', `/audit-logs?target_type=routing_rule&target_id=${created.body.id}`, undefined, { headers: admin })).body.entries as Array<{ action: string; data: Record<string, unknown> }>;
+    expect(ofRule.find((entry) => entry.action === 'routing_rule.created')!.data).toMatchObject({ name: 'to-finance-channel', slack_channel_id: 'C0FINANCE' });
+    expect(ofRule.filter((entry) => entry.action === 'routing_rule.updated').map((entry) => entry.data)).toContainEqual({ changed: ['slack_channel_id'] });
+  });
+
+  it('refuses what is not a Slack channel id with 400, on creation and on change, and keeps the rule as it was', async () => {
+    for (const bad of ['#finance', 'finance', 'c0lowercase', 'U0SOMEONE', '', 42]) {
+      expectProblem(await rule({ name: `bad-channel-${String(bad)}`, priority: 1, assign_to_team_id: finance.id, slack_channel_id: bad }), 400, /slack_channel_id/);
+    }
+    const kept = await rule({ name: 'channel-kept', priority: 1, conditions: { task_type: 'never-filed' }, assign_to_team_id: finance.id, slack_channel_id: 'C0KEPT' });
+    expectProblem(await call(server.url, 'PATCH', `/routing-rules/${kept.body.id}`, { slack_channel_id: '#general' }, { headers: admin }), 400, /slack_channel_id/);
+    expect((await call(server.url, 'GET', `/routing-rules/${kept.body.id}`, undefined, { headers: admin })).body.slack_channel_id).toBe('C0KEPT');
+    const names = (await call(server.url, 'GET', '/routing-rules', undefined, { headers: admin })).body.routing_rules.map((r: { name: string }) => r.name);
+    expect(names.filter((name: string) => name.startsWith('bad-channel-'))).toEqual([]);
+  });
+});
+
 describe('routing a review by the rules', () => {
   beforeAll(async () => {
     await rule({ name: 'refunds-to-sam', priority: 10, conditions: { task_type: 'payout' }, assign_to_user_id: sam.id });

@@ -95,6 +95,48 @@ describe('reviews posted to Slack through the outbox', () => {
   });
 });
 
+describe('the waiting line, kept true', () => {
+  const WAITING = 'An agent is waiting for this decision';
+  const shows = (id: number, text: string) => JSON.stringify(messagesOf(id)[0].blocks).includes(text);
+
+  it('is drawn in when an agent starts long-polling a posted review, out when its wait ends, and gone once decided', async () => {
+    const created = await api('POST', '/reviews', { ...sampleReview, proposed_action: 'waited on after it was posted' });
+    await expect.poll(() => messagesOf(created.body.id).length).toBe(1);
+    expect(shows(created.body.id, WAITING)).toBe(false);
+
+    const longPoll = api('GET', `/reviews/${created.body.id}/decision?wait=6`);
+    await expect.poll(() => shows(created.body.id, WAITING)).toBe(true);
+    const waitingUntil = Date.parse((await api('GET', `/reviews/${created.body.id}`)).body.waiting_until);
+    // Shown to the minute, as Slack shows a time.
+    expect(JSON.stringify(messagesOf(created.body.id)[0].blocks)).toContain(`<!date^${Math.floor(waitingUntil / 60_000) * 60}^`);
+    const answered = await longPoll;
+    expect(answered.status).toBe(200);
+    expect(answered.body).toBeNull();
+    await expect.poll(() => shows(created.body.id, WAITING), { timeout: 15_000 }).toBe(false);
+
+    const updatesBefore = messagesOf(created.body.id)[0].updates;
+    expect((await api('POST', `/reviews/${created.body.id}/decide`, { decision_type: 'approve', reviewer_name: 'ana' })).status).toBe(200);
+    await expect.poll(() => messagesOf(created.body.id)[0].updates).toBe(updatesBefore + 1);
+    const [message] = messagesOf(created.body.id);
+    expect(shows(created.body.id, '*Approved* by ana')).toBe(true);
+    expect(shows(created.body.id, WAITING)).toBe(false);
+    expect(message.blocks.at(-1)!.elements.map((button: { action_id: string }) => button.action_id)).toEqual(['gl.open']);
+    expect(postsOf(created.body.id)).toHaveLength(1);
+  });
+
+  it('draws the waits of an agent long-polling in a loop together: fewer rewrites than polls, the last showing no one waiting', async () => {
+    const created = await api('POST', '/reviews', { ...sampleReview, proposed_action: 'polled in a loop' });
+    await expect.poll(() => messagesOf(created.body.id).length).toBe(1);
+    const polls = 6;
+    for (let poll = 0; poll < polls; poll += 1) {
+      expect((await api('GET', `/reviews/${created.body.id}/decision?wait=1`)).body).toBeNull();
+    }
+    await expect.poll(() => messagesOf(created.body.id)[0].updates > 0 && !shows(created.body.id, WAITING), { timeout: 15_000 }).toBe(true);
+    // Each poll started and ended a wait: twelve changes, drawn together.
+    expect(slack.callsOf('chat.update').filter((update) => String(update.args.text).includes(`#${created.body.id}:`)).length).toBeLessThan(polls);
+  });
+});
+
 describe('channels chosen by routing rules', () => {
   it('posts what a rule with slack_channel_id routes to its channel, and with no slack_channel nothing else', async () => {
     const routed = await startTestServer({

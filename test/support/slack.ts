@@ -1,7 +1,8 @@
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { WebSocket, WebSocketServer } from 'ws';
+import type { Config } from '../../server/config/settings';
 
 /**
  * A fake Slack on loopback speaking the real protocol, for tests: the Web API methods Greenlight
@@ -388,5 +389,17 @@ export function submissionPayload(view: Record<string, any>, userId: string, val
       id: 'V0FAKE',
       state: { values: Object.fromEntries(Object.entries(values).map(([id, value]) => [id, { [id]: { type: 'plain_text_input', value } }])) },
     },
+  };
+}
+
+/** A hosted server's settings for organizations to add `slack` with OAuth (a fresh `slack_token_key`). */
+export function hostedSlackSettings(slack: FakeSlack, operatorKey: string): Partial<Config> {
+  return {
+    edition: 'hosted',
+    operator_key: operatorKey,
+    slack_api_url: slack.apiUrl,
+    slack_client_id: slack.options.clientId,
+    slack_client_secret: slack.options.clientSecret,
+    slack_token_key: randomBytes(32).toString('base64'),
   };
 }

@@ -28,7 +28,7 @@ export type EvalInput = Schemas['EvalCreate'];
 export type SlackInstallationRecord = Schemas['SlackInstallation'];
 
 /** A rule as the console's form holds it: every field the API lets it set. */
-export type RoutingRuleFields = Pick<RoutingRuleRecord, 'name' | 'priority' | 'conditions' | 'assign_to_user_id' | 'assign_to_team_id' | 'is_active'>;
+export type RoutingRuleFields = Pick<RoutingRuleRecord, 'name' | 'priority' | 'conditions' | 'assign_to_user_id' | 'assign_to_team_id' | 'slack_channel_id' | 'is_active'>;
 /** A workflow as the console's form holds it. */
 export type WorkflowFields = Pick<WorkflowRecord, 'name' | 'conditions' | 'stages' | 'is_active'>;
 

@@ -15,6 +15,8 @@ export interface ChatProvider {
   postReview(channel: string, card: ReviewCard): Promise<ChatMessageRef>;
   /** Rewrites a posted review's message as the review now stands. */
   updateReview(ref: ChatMessageRef, card: ReviewCard): Promise<void>;
+  /** The message as `postReview` and `updateReview` would send it: a rewrite that sends the same is skipped. */
+  drawReview(card: ReviewCard): string;
   /** Reads a click or a submitted form from the provider's payload (already authenticated). */
   parseInteraction(payload: unknown): ChatInteraction;
   /** Shows a form to the person who clicked (`trigger` comes with the click). */
@@ -49,22 +51,27 @@ export interface ClaimedChatMessage {
   /** The changes to the review the message has been told of; synced once it shows them all. */
   version: number;
   attempts: number;
+  /** The SHA-256 of what the message was last sent as (`drawReview`); null until posted. */
+  shown_sha256: string | null;
 }
 
 /** The messages reviews owe the chat, written with the changes they announce. */
 export interface ChatMessageRepository {
   /** A new review's message, to post to `channel`. */
   enqueuePost(tx: Tx, message: { review_id: number; organization_id: number | null; channel: string }, now: number): Promise<void>;
-  /** The review changed: its message (if it has one) is due to be updated. */
-  markChanged(tx: Tx, reviewId: number, now: number): Promise<void>;
+  /**
+   * The review changed: its message (if it has one) is due to be updated at `dueAt`, or sooner
+   * when something already made it due sooner; a message waiting out the provider keeps waiting.
+   */
+  markChanged(tx: Tx, reviewId: number, dueAt: number, now: number): Promise<void>;
   /** Holds up to `limit` due messages until `claimedUntil`; several processes never hold the same one. */
   claimDue(now: number, claimedUntil: number, limit: number): Promise<ClaimedChatMessage[]>;
   /** When a message is next due (or another process's claim runs out), or null. */
   nextDue(now: number): Promise<number | null>;
   /** At start, SQLite: gives back what a process that died held (one process owns the file). */
   releaseOrphanedClaims(): Promise<void>;
-  /** Sent: the message shows `version`; posted ones keep their id. */
-  recordSynced(id: number, version: number, messageId: string, now: number): Promise<void>;
+  /** Sent (or found to show it already): the message shows `version`, drawn as `shownSha256`; posted ones keep their id. */
+  recordSynced(id: number, version: number, messageId: string, shownSha256: string, now: number): Promise<void>;
   /** Not sent: tried again at `nextAttemptAt`, or never (`null`) when it cannot succeed. */
   recordFailure(id: number, error: string, nextAttemptAt: number | null, now: number): Promise<void>;
   /** Where the review's message is, once posted. */

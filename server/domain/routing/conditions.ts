@@ -229,9 +229,17 @@ function compileAction(where: string, raw: Record<string, unknown>): RuleAction 
 
 const RULE_KEYS = ['name', 'priority', 'conditions', 'assign_to', 'assign_to_team', 'auto_decide', 'is_active', 'slack_channel_id'];
 
+/** What a rule's `slack_channel_id` must be, as the refusal says. */
+export const SLACK_CHANNEL_ID_EXPECTED = 'must be a Slack channel id such as C0123456789';
+
+/** A Slack conversation id: a channel (C…), a private channel (G…) or a direct message (D…). */
+export function isSlackChannelId(value: string): boolean {
+  return /^[CGD][A-Z0-9]{2,40}$/.test(value);
+}
+
 function slackChannelOf(where: string, value: unknown): string | null {
   if (value === undefined || value === null) return null;
-  if (typeof value !== 'string' || !/^[CGD][A-Z0-9]{2,40}$/.test(value.trim())) throw new RuleError(`${where}: slack_channel_id must be a Slack channel id such as C0123456789`);
+  if (typeof value !== 'string' || !isSlackChannelId(value.trim())) throw new RuleError(`${where}: slack_channel_id ${SLACK_CHANNEL_ID_EXPECTED}`);
   return value.trim();
 }
 

@@ -9,7 +9,7 @@ import type { ReviewRecord } from '../reviews/records';
 import { clopperPearsonLower } from '../evaluations/statistics';
 import { DEFAULT_AUDIT_SAMPLE_RATE } from '../evaluations/suggested-rule';
 import type { RoutingRuleRepository } from './ports';
-import { type AutoDecision, type ConditionResult, compileRules, type RoutableReview, type Rule, RuleError } from './conditions';
+import { type AutoDecision, type ConditionResult, compileRules, isSlackChannelId, type RoutableReview, type Rule, RuleError, SLACK_CHANNEL_ID_EXPECTED } from './conditions';
 import { organizationOf, organizationOfCaller } from '../shared/scope';
 
 export interface RoutingRuleInput {
@@ -22,6 +22,8 @@ export interface RoutingRuleInput {
   action?: { auto_decide: AutoDecision } | null;
   mode?: RuleMode;
   audit_sample_rate?: number;
+  /** The Slack channel the reviews it routes are posted to (hosted Slack install); null: the installation's. */
+  slack_channel_id?: string | null;
   is_active?: boolean;
   organization_id?: number | null;
 }
@@ -93,6 +95,7 @@ export class OrganizationRouting {
       assign_to_user_id: input.assign_to_user_id ?? null,
       assign_to_team_id: input.assign_to_team_id ?? null,
       ...decidingFields(input.action ?? null, input.mode, input.audit_sample_rate, null),
+      slack_channel_id: input.slack_channel_id ?? null,
       is_active: input.is_active ?? true,
     };
     return this.unitOfWork.run(async (tx) => {
@@ -146,6 +149,7 @@ export class OrganizationRouting {
         assign_to_user_id: changes.assign_to_user_id === undefined ? current.assign_to_user_id : changes.assign_to_user_id,
         assign_to_team_id: changes.assign_to_team_id === undefined ? current.assign_to_team_id : changes.assign_to_team_id,
         ...decidingFields(changes.action === undefined ? current.action : changes.action, changes.mode, changes.audit_sample_rate, current),
+        slack_channel_id: changes.slack_channel_id === undefined ? current.slack_channel_id : changes.slack_channel_id,
         is_active: changes.is_active ?? current.is_active,
       };
       await this.check(tx, organizationId, fields, changes.assign_to_user_id !== undefined);
@@ -245,6 +249,7 @@ export class OrganizationRouting {
       if (assigneeSet) requireDecider(assignee, 'assign_to_user_id', 'assign the rule to an active reviewer or admin');
     }
     if (fields.assign_to_team_id !== null && !(await this.people.findTeam(organizationId, fields.assign_to_team_id, tx))) throw notFound('team', fields.assign_to_team_id);
+    if (fields.slack_channel_id !== null && !isSlackChannelId(fields.slack_channel_id)) throw invalidInput('slack_channel_id', SLACK_CHANNEL_ID_EXPECTED);
     try {
       compileRules([engineForm(fields, fields.assign_to_user_id === null ? null : 'assignee', fields.assign_to_team_id === null ? null : 'team')]);
     } catch (error) {

@@ -15,6 +15,8 @@ export interface RoutingRuleRepository {
   delete(tx: Tx, organizationId: number, id: number): Promise<boolean>;
   /** Every rule of the organization with its assignee's e-mail and team's name, oldest first. */
   routable(organizationId: number, tx?: Tx): Promise<RoutableRule[]>;
+  /** The Slack channel of the organization's rule named `name`; null when it has none, or there is no such rule. */
+  slackChannelOf(tx: Tx, organizationId: number, name: string): Promise<string | null>;
   saveMark(tx: Tx, organizationId: number, reviewId: number, mark: RuleMark): Promise<void>;
   marksOf(reviewIds: readonly number[]): Promise<Map<number, RuleMark>>;
   /**

@@ -36,6 +36,8 @@ export interface RoutingRuleRecord {
   mode: RuleMode | null;
   /** The share of an enforcing rule's reviews still sent to a person; null for one that assigns. */
   audit_sample_rate: number | null;
+  /** The Slack channel the reviews it routes are posted to, instead of the installation's; null: the installation's. */
+  slack_channel_id: string | null;
   is_active: boolean;
   created_at: string;
   updated_at: string;
@@ -45,7 +47,7 @@ export interface RoutingRuleRecord {
 
 export type RoutingRuleFields = Pick<
   RoutingRuleRecord,
-  'name' | 'priority' | 'conditions' | 'assign_to_user_id' | 'assign_to_team_id' | 'action' | 'mode' | 'audit_sample_rate' | 'is_active'
+  'name' | 'priority' | 'conditions' | 'assign_to_user_id' | 'assign_to_team_id' | 'action' | 'mode' | 'audit_sample_rate' | 'slack_channel_id' | 'is_active'
 >;
 
 /** What an auto-decide rule left on a review it did not decide: a shadow rule's mark, or an enforcing rule's audit sample. */

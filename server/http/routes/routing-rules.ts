@@ -52,6 +52,7 @@ import { pathInteger } from '../params';
  *         action: { $ref: '#/components/schemas/RoutingRuleAction' }
  *         mode: { $ref: '#/components/schemas/RoutingRuleMode' }
  *         audit_sample_rate: { $ref: '#/components/schemas/RoutingRuleAuditSampleRate' }
+ *         slack_channel_id: { $ref: '#/components/schemas/RoutingRuleSlackChannel' }
  *         is_active: { type: boolean, default: true }
  *         organization_id: { type: integer, nullable: true, description: "The caller's organization; another is a 404." }
  *       example: { name: large-refunds, priority: 100, conditions: { task_type: refund, metadata.amount: { operator: '>', value: 1000 } }, assign_to_team_id: 2 }
@@ -68,6 +69,7 @@ import { pathInteger } from '../params';
  *         action: { $ref: '#/components/schemas/RoutingRuleAction' }
  *         mode: { $ref: '#/components/schemas/RoutingRuleMode' }
  *         audit_sample_rate: { $ref: '#/components/schemas/RoutingRuleAuditSampleRate' }
+ *         slack_channel_id: { $ref: '#/components/schemas/RoutingRuleSlackChannel' }
  *         is_active: { type: boolean }
  *       example: { is_active: false }
  *     RoutingRuleAction:
@@ -91,6 +93,16 @@ import { pathInteger } from '../params';
  *       minimum: 0
  *       maximum: 1
  *       description: 'The share of an enforcing rule''s reviews drawn at random for a person all the same (default 0.05), marked `audit_sample`; an evaluation run weighs each by 1 / this rate.'
+ *     RoutingRuleSlackChannel:
+ *       type: string
+ *       nullable: true
+ *       maxLength: 64
+ *       description: >-
+ *         A Slack channel id (C…, G…) the organization's Slack app was invited to: the reviews
+ *         the rule routes are posted there rather than to the installation's channel (400 for
+ *         anything else; null: the installation's). The channel is chosen as a review is
+ *         created; its message stays there when the rule changes later.
+ *       example: C0FINANCE1
  *     RoutingRuleAgreement:
  *       type: object
  *       required: [decided, agreed, share, lower_bound, confidence, pending]
@@ -107,7 +119,7 @@ import { pathInteger } from '../params';
  *         pending: { type: integer, description: 'Marked reviews still waiting for a person.' }
  *     RoutingRule:
  *       type: object
- *       required: [id, organization_id, name, priority, conditions, assign_to_user_id, assign_to_team_id, action, mode, audit_sample_rate, is_active, created_at, updated_at]
+ *       required: [id, organization_id, name, priority, conditions, assign_to_user_id, assign_to_team_id, action, mode, audit_sample_rate, slack_channel_id, is_active, created_at, updated_at]
  *       properties:
  *         id: { type: integer }
  *         organization_id: { type: integer }
@@ -119,11 +131,12 @@ import { pathInteger } from '../params';
  *         action: { $ref: '#/components/schemas/RoutingRuleAction' }
  *         mode: { type: string, enum: [shadow, enforce, null], nullable: true, description: 'Null for a rule that assigns.' }
  *         audit_sample_rate: { type: number, nullable: true, description: 'Null for a rule that assigns.' }
+ *         slack_channel_id: { type: string, nullable: true, description: "The Slack channel the reviews it routes are posted to; null: the installation's." }
  *         is_active: { type: boolean }
  *         created_at: { type: string, format: date-time }
  *         updated_at: { type: string, format: date-time }
  *         agreement: { $ref: '#/components/schemas/RoutingRuleAgreement' }
- *       example: { id: 4, organization_id: 1, name: large-refunds, priority: 100, conditions: { task_type: refund, metadata.amount: { operator: '>', value: 1000 } }, assign_to_user_id: null, assign_to_team_id: 2, action: null, mode: null, audit_sample_rate: null, is_active: true, created_at: '2026-11-24T09:00:00.000Z', updated_at: '2026-11-24T09:00:00.000Z' }
+ *       example: { id: 4, organization_id: 1, name: large-refunds, priority: 100, conditions: { task_type: refund, metadata.amount: { operator: '>', value: 1000 } }, assign_to_user_id: null, assign_to_team_id: 2, action: null, mode: null, audit_sample_rate: null, slack_channel_id: C0FINANCE1, is_active: true, created_at: '2026-11-24T09:00:00.000Z', updated_at: '2026-11-24T09:00:00.000Z' }
  *     RoutingRuleList:
  *       type: object
  *       required: [routing_rules, count]

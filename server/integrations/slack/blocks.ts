@@ -32,6 +32,12 @@ function plain(text: string, max: number): { type: 'plain_text'; text: string; e
   return { type: 'plain_text', text: shown.length <= max ? shown : `${shown.slice(0, max - 1)}…`, emoji: false };
 }
 
+/** An ISO time with its seconds dropped. */
+function toTheMinute(iso: string): string {
+  const time = Date.parse(iso);
+  return new Date(time - (time % 60_000)).toISOString();
+}
+
 /** A time as each reader's Slack shows it in their own zone, with the ISO time where it cannot. */
 function when(iso: string): string {
   return `<!date^${Math.floor(Date.parse(iso) / 1000)}^{date_short_pretty} {time}|${iso}>`;
@@ -86,8 +92,8 @@ function progress(card: ReviewCard): Block[] {
     const ofStages = workflow.stages.length > 1 ? ` (stage ${workflow.stage + 1} of ${workflow.stages.length}, ${mrkdwn(stage.name)})` : '';
     lines.push(`:ballot_box_with_ballot: ${stage.approvals} of ${stage.required_approvals} approvals${ofStages}`);
   }
-  // As the message is drawn (posted, or updated for a vote): a wait that ends later shows until its time.
-  if (review.waiting_until) lines.push(`:stopwatch: An agent is waiting for this decision; it gives up at ${when(review.waiting_until)}`);
+  // To the minute, as Slack shows a time: a wait that moves within it rewrites nothing.
+  if (review.waiting_until) lines.push(`:stopwatch: An agent is waiting for this decision; it gives up at ${when(toTheMinute(review.waiting_until))}`);
   if (review.expires_at) lines.push(`:hourglass_flowing_sand: Decided by policy if no one decides by ${when(review.expires_at)}`);
   return lines.length === 0 ? [] : [{ type: 'context', elements: lines.map((text) => ({ type: 'mrkdwn', text })) }];
 }

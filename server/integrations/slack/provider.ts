@@ -90,6 +90,10 @@ export class SlackChatProvider implements ChatProvider {
     await this.api.call('chat.update', { channel: ref.channel, ts: ref.message_id, ...reviewMessage(card) });
   }
 
+  drawReview(card: ReviewCard): string {
+    return JSON.stringify(reviewMessage(card));
+  }
+
   parseInteraction(payload: unknown): ChatInteraction {
     const body = object(payload);
     const user = userOf(body);
