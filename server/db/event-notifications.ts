@@ -14,6 +14,7 @@ const CODES: Record<OutboxEntry['type'], string> = {
   'attachment.created': 'a',
   'attachment.deleted': 'x',
   'principal.revoked': 'r',
+  'organization.changed': 'o',
 };
 const EXPIRING = 'e';
 const TYPES = new Map(Object.entries(CODES).map(([type, code]) => [code, type as OutboxEntry['type']]));
@@ -22,7 +23,7 @@ const TYPES = new Map(Object.entries(CODES).map(([type, code]) => [code, type as
 const MAX_PAYLOAD_BYTES = 7_000;
 
 function summaryText(entry: OutboxEntry): string {
-  if (entry.type === 'principal.revoked') return `${entry.id}:${CODES[entry.type]}:0`;
+  if (entry.type === 'principal.revoked' || entry.type === 'organization.changed') return `${entry.id}:${CODES[entry.type]}:0`;
   const code = entry.type === 'review.created' && entry.payload.expires_at !== null ? EXPIRING : CODES[entry.type];
   return `${entry.id}:${code}:${entry.review_id}`;
 }
