@@ -53,19 +53,17 @@ async function created(url: string, path: string, body: unknown, key: string): P
 }
 
 /**
- * Makes, on a hosted server, an organization with people, teams, 50 routing rules (half to a
- * person, half to a team) and 10 workflows (the last, tried after the others, governs refunds
- * of 1,000 or more), and an agent with a key of its own: that key.
+ * Gives an organization people, teams, 50 routing rules (half to a person, half to a team) and
+ * 10 workflows (the last, tried after the others, governs refunds of 1,000 or more).
  */
-export async function organizationWithRules(url: string, operatorKey: string): Promise<string> {
-  const { organization, api_key: admin } = await created(url, '/organizations', { name: 'Bench rules' }, operatorKey);
+async function configure(url: string, adminKey: string): Promise<void> {
   const people: number[] = [];
-  for (let n = 0; n < PEOPLE; n += 1) people.push((await created(url, '/users', { email: `reviewer${n}@bench.example`, name: `Reviewer ${n}`, role: 'reviewer' }, admin.key)).id);
+  for (let n = 0; n < PEOPLE; n += 1) people.push((await created(url, '/users', { email: `reviewer${n}@bench.example`, name: `Reviewer ${n}`, role: 'reviewer' }, adminKey)).id);
   const teams: number[] = [];
-  for (let n = 0; n < TEAMS; n += 1) teams.push((await created(url, '/teams', { name: `Team ${n}`, member_ids: [people[2 * n], people[2 * n + 1]] }, admin.key)).id);
+  for (let n = 0; n < TEAMS; n += 1) teams.push((await created(url, '/teams', { name: `Team ${n}`, member_ids: [people[2 * n], people[2 * n + 1]] }, adminKey)).id);
   for (let i = 0; i < RULES; i += 1) {
     const assignee = i % 2 === 0 ? { assign_to_user_id: people[i % PEOPLE] } : { assign_to_team_id: teams[i % TEAMS] };
-    await created(url, '/routing-rules', { name: `rule ${i}`, priority: 1000 - i * 10, conditions: ruleConditions(i), ...assignee }, admin.key);
+    await created(url, '/routing-rules', { name: `rule ${i}`, priority: 1000 - i * 10, conditions: ruleConditions(i), ...assignee }, adminKey);
   }
   for (let i = 0; i < WORKFLOWS; i += 1) {
     const governing = i === WORKFLOWS - 1;
@@ -73,8 +71,17 @@ export async function organizationWithRules(url: string, operatorKey: string): P
       ? { task_type: 'refund', 'metadata.order.total': { operator: '>=', value: 1000 } }
       : { task_type: OTHER_TASKS[i % OTHER_TASKS.length], 'metadata.order.total': { operator: '>', value: 5000 + i * 1000 } };
     const stages = [{ name: 'finance', approvers: { team_id: teams[i % TEAMS] }, required_approvals: 1 }];
-    await created(url, '/workflows', { name: `workflow ${i}`, conditions, stages }, admin.key);
+    await created(url, '/workflows', { name: `workflow ${i}`, conditions, stages }, adminKey);
   }
+}
+
+/**
+ * Makes, on a hosted server, an organization (with its rules and workflows, or none) and an
+ * agent with a key of its own: that key.
+ */
+export async function organizationAgentKey(url: string, operatorKey: string, { withRules }: { withRules: boolean }): Promise<string> {
+  const { organization, api_key: admin } = await created(url, '/organizations', { name: withRules ? 'Bench rules' : 'Bench no rules' }, operatorKey);
+  if (withRules) await configure(url, admin.key);
   const agent = await created(url, '/agents', { name: 'refund-bot' }, admin.key);
   const key = await created(url, `/organizations/${organization.id}/api-keys`, { name: 'refund-bot', scope: 'agent', agent_id: agent.id }, admin.key);
   return key.key as string;

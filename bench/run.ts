@@ -19,7 +19,7 @@ import pg from 'pg';
 import { chromiumAvailable } from './chromium';
 import { firstQueueRenderMs, initialBundleBytes } from './dashboard';
 import { type Answer, inParallel, median, percentile, request, type ReviewBody, reviewBody, timed } from './http';
-import { GOVERNED_EVERY, hostedBodies, organizationWithRules } from './hosted-rules';
+import { GOVERNED_EVERY, hostedBodies, organizationAgentKey } from './hosted-rules';
 import { type BenchProcess, cpuSeconds, type GreenlightOptions, residentBytes, startBaseline, startGreenlight } from './processes';
 import { postgresUnavailable, withBenchDatabase } from './postgres';
 import { seedReviews } from './seed';
@@ -580,7 +580,9 @@ async function whileRunning<T>(databaseUrl: string, settings: NodeJS.ProcessEnv,
 /**
  * The hosted create path: an organization's agent key filing reviews that 50 routing rules and
  * 10 workflows are tried on, against self-hosted creates (no organization, no rules) on the
- * same database with the same connections and duration, the two servers taking turns.
+ * same database with the same connections and duration, the servers taking turns; and, between
+ * them, an organization's agent filing the same reviews with no rules or workflows, which tells
+ * what the rules cost from what the rest of the hosted path does.
  */
 async function postgresHostedCreates(scale: Scale): Promise<void> {
   const connections = 32;
@@ -591,21 +593,30 @@ async function postgresHostedCreates(scale: Scale): Promise<void> {
   if (await skippedWithoutPostgres(section)) return;
   const bodies = hostedBodies();
   const hostedLoads: CreateLoad[] = [];
+  const bareLoads: CreateLoad[] = [];
   const selfHostedLoads: CreateLoad[] = [];
   await withBenchDatabase(async (databaseUrl) => {
-    const agentKey = await whileRunning(databaseUrl, HOSTED, (server) => organizationWithRules(server.url, HOSTED_OPERATOR_KEY));
-    const headers = { authorization: `Bearer ${agentKey}` };
+    const [withRules, withoutRules] = await whileRunning(databaseUrl, HOSTED, async (server) => [
+      await organizationAgentKey(server.url, HOSTED_OPERATOR_KEY, { withRules: true }),
+      await organizationAgentKey(server.url, HOSTED_OPERATOR_KEY, { withRules: false }),
+    ]);
+    const by = (key: string): LoadOptions => ({ connections, postgres: true, bodies, headers: { authorization: `Bearer ${key}` } });
     for (let round = 0; round < scale.throughputRounds; round += 1) {
-      hostedLoads.push(await whileRunning(databaseUrl, HOSTED, (server) => createLoad([server], scale.throughputSeconds, { connections, postgres: true, bodies, headers })));
+      hostedLoads.push(await whileRunning(databaseUrl, HOSTED, (server) => createLoad([server], scale.throughputSeconds, by(withRules))));
+      bareLoads.push(await whileRunning(databaseUrl, HOSTED, (server) => createLoad([server], scale.throughputSeconds, by(withoutRules))));
       selfHostedLoads.push(await whileRunning(databaseUrl, {}, (server) => createLoad([server], scale.throughputSeconds, { connections, postgres: true, bodies })));
     }
   });
   const hosted = recordLoads(section, 'POST /reviews by an organization with 50 rules and 10 workflows', hostedLoads);
+  const bare = recordLoads(section, 'POST /reviews by an organization with no rules or workflows', bareLoads);
   const selfHosted = recordLoads(section, 'POST /reviews, self-hosted, same database', selfHostedLoads);
   const cores = `on ${os.cpus().length} cores shared with PostgreSQL and the load generator`;
   record({ section, figure: 'hosted / self-hosted, throughput', value: hosted.perSecond / selfHosted.perSecond, unit: '×', target: 0.8, better: 'higher', note: cores });
   record({ section, figure: 'hosted / self-hosted, server CPU per create', value: hosted.cpuMsPerCreate / selfHosted.cpuMsPerCreate, unit: '×', target: null, better: null });
   record({ section, figure: 'hosted / self-hosted, database CPU per create', value: hosted.databaseCpuMsPerCreate / selfHosted.databaseCpuMsPerCreate, unit: '×', target: null, better: null });
+  // What the rules and workflows cost apart from the rest of the hosted path (its key, agent, audit log).
+  record({ section, figure: '50 rules / no rules, throughput', value: hosted.perSecond / bare.perSecond, unit: '×', target: null, better: null });
+  record({ section, figure: '50 rules / no rules, server CPU per create', value: hosted.cpuMsPerCreate / bare.cpuMsPerCreate, unit: '×', target: null, better: null });
 }
 
 async function postgresReads(scale: Scale): Promise<void> {
