@@ -27,6 +27,7 @@ const ON_POSTGRES = [
   'test/http/feedback-and-statistics.test.ts',
   'test/http/hosted.test.ts',
   'test/http/idempotency.test.ts',
+  'test/http/organization-cache.test.ts',
   'test/http/people.test.ts',
   'test/http/policy.test.ts',
   'test/http/receipts.test.ts',

@@ -3,7 +3,7 @@
  * as a user starts it, printed as a table and written to bench/results.json.
  * `--quick` runs a small version of every measurement (CI prints it, nobody judges it);
  * `--out <file>` writes the results elsewhere; `--only <section>[,<section>]` runs some of
- * delivery, waiters, throughput, reads, dashboard, pg-delivery, pg-throughput, pg-reads, webhooks, evals, pg-evals (while
+ * delivery, waiters, throughput, reads, dashboard, pg-delivery, pg-throughput, pg-hosted, pg-reads, webhooks, evals, pg-evals (while
  * working on one of them). The pg- sections need PostgreSQL (GREENLIGHT_BENCH_POSTGRES_URL, by
  * default postgres://postgres@127.0.0.1:5432/test) and record why they were skipped without it.
  */
@@ -18,7 +18,8 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import { chromiumAvailable } from './chromium';
 import { firstQueueRenderMs, initialBundleBytes } from './dashboard';
-import { type Answer, inParallel, median, percentile, request, reviewBody, timed } from './http';
+import { type Answer, inParallel, median, percentile, request, type ReviewBody, reviewBody, timed } from './http';
+import { GOVERNED_EVERY, hostedBodies, organizationAgentKey } from './hosted-rules';
 import { type BenchProcess, cpuSeconds, type GreenlightOptions, residentBytes, startBaseline, startGreenlight } from './processes';
 import { postgresUnavailable, withBenchDatabase } from './postgres';
 import { seedReviews } from './seed';
@@ -298,10 +299,14 @@ interface LoadOptions {
   connections?: number;
   /** Also the CPU time of PostgreSQL's processes (everything on the machine's server: keep it otherwise idle). */
   postgres?: boolean;
+  /** The bodies each connection sends in turn (by default one review, again and again). */
+  bodies?: ReviewBody[];
+  /** Sent with every create (an organization's API key). */
+  headers?: Record<string, string>;
 }
 
 /** POST /reviews from the connections shared out over `targets`, and the CPU time their processes (and PostgreSQL's) spent per create. */
-async function createLoad(targets: BenchProcess[], seconds: number, { connections = 10, postgres = false }: LoadOptions = {}): Promise<CreateLoad> {
+async function createLoad(targets: BenchProcess[], seconds: number, { connections = 10, postgres = false, bodies, headers = {} }: LoadOptions = {}): Promise<CreateLoad> {
   const cpuBefore = targets.map((target) => cpuSeconds(target.pid));
   const databaseBefore = postgres ? databaseCpuSeconds() : new Map<number, number>();
   const results = await Promise.all(
@@ -311,8 +316,8 @@ async function createLoad(targets: BenchProcess[], seconds: number, { connection
         method: 'POST',
         connections: connections / targets.length,
         duration: seconds,
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(reviewBody(1)),
+        headers: { ...headers, 'content-type': 'application/json' },
+        ...(bodies ? { requests: bodies.map((body) => ({ body: JSON.stringify(body) })) } : { body: JSON.stringify(reviewBody(1)) }),
       }),
     ),
   );
@@ -442,6 +447,13 @@ async function dashboard(scale: Scale): Promise<void> {
   }
 }
 
+/** Where there is no PostgreSQL, records why under `section`, and says so. */
+async function skippedWithoutPostgres(section: string): Promise<boolean> {
+  const unavailable = await postgresUnavailable();
+  if (unavailable) record({ section, figure: 'PostgreSQL', value: null, unit: '', target: null, better: null, note: `skipped: ${unavailable}` });
+  return unavailable !== null;
+}
+
 /**
  * `processes` Greenlight API processes on one new PostgreSQL database, each in a data directory
  * of its own as on separate machines; `prepare` runs on the database before they start.
@@ -454,11 +466,7 @@ async function onPostgres(
   prepare: (databaseUrl: string) => Promise<void> = async () => {},
   settings?: NodeJS.ProcessEnv,
 ): Promise<void> {
-  const unavailable = await postgresUnavailable();
-  if (unavailable) {
-    record({ section, figure: 'PostgreSQL', value: null, unit: '', target: null, better: null, note: `skipped: ${unavailable}` });
-    return;
-  }
+  if (await skippedWithoutPostgres(section)) return;
   await withBenchDatabase(async (databaseUrl) => {
     const dirs: string[] = [];
     const servers: BenchProcess[] = [];
@@ -559,8 +567,65 @@ async function postgresThroughput(scale: Scale): Promise<void> {
   record({ section, figure: '4 processes / 1 process, database CPU per create', value: four.databaseCpuMsPerCreate / one.databaseCpuMsPerCreate, unit: '×', target: null, better: null });
 }
 
+/** Greenlight started on `databaseUrl` with `settings` for the length of `work`, in a data directory of its own. */
+async function whileRunning<T>(databaseUrl: string, settings: NodeJS.ProcessEnv, work: (server: BenchProcess) => Promise<T>): Promise<T> {
+  const dir = tempDir('postgres');
+  try {
+    const server = await startGreenlight(dir, { databaseUrl, settings });
+    try {
+      return await work(server);
+    } finally {
+      await server.stop();
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The hosted create path: an organization's agent key filing reviews that 50 routing rules and
+ * 10 workflows are tried on, against self-hosted creates (no organization, no rules) on the
+ * same database with the same connections and duration, the servers taking turns; and, between
+ * them, an organization's agent filing the same reviews with no rules or workflows, which tells
+ * what the rules cost from what the rest of the hosted path does.
+ */
+async function postgresHostedCreates(scale: Scale): Promise<void> {
+  const connections = 32;
+  console.log(
+    `\n8. PostgreSQL hosted creates: an organization with 50 routing rules and 10 workflows (one governing 1 review in ${GOVERNED_EVERY}) against self-hosted creates, one database, ${connections} connections, ${scale.throughputRounds} round(s) each, alternating`,
+  );
+  const section = 'PostgreSQL hosted creates';
+  if (await skippedWithoutPostgres(section)) return;
+  const bodies = hostedBodies();
+  const hostedLoads: CreateLoad[] = [];
+  const bareLoads: CreateLoad[] = [];
+  const selfHostedLoads: CreateLoad[] = [];
+  await withBenchDatabase(async (databaseUrl) => {
+    const [withRules, withoutRules] = await whileRunning(databaseUrl, HOSTED, async (server) => [
+      await organizationAgentKey(server.url, HOSTED_OPERATOR_KEY, { withRules: true }),
+      await organizationAgentKey(server.url, HOSTED_OPERATOR_KEY, { withRules: false }),
+    ]);
+    const by = (key: string): LoadOptions => ({ connections, postgres: true, bodies, headers: { authorization: `Bearer ${key}` } });
+    for (let round = 0; round < scale.throughputRounds; round += 1) {
+      hostedLoads.push(await whileRunning(databaseUrl, HOSTED, (server) => createLoad([server], scale.throughputSeconds, by(withRules))));
+      bareLoads.push(await whileRunning(databaseUrl, HOSTED, (server) => createLoad([server], scale.throughputSeconds, by(withoutRules))));
+      selfHostedLoads.push(await whileRunning(databaseUrl, {}, (server) => createLoad([server], scale.throughputSeconds, { connections, postgres: true, bodies })));
+    }
+  });
+  const hosted = recordLoads(section, 'POST /reviews by an organization with 50 rules and 10 workflows', hostedLoads);
+  const bare = recordLoads(section, 'POST /reviews by an organization with no rules or workflows', bareLoads);
+  const selfHosted = recordLoads(section, 'POST /reviews, self-hosted, same database', selfHostedLoads);
+  const cores = `on ${os.cpus().length} cores shared with PostgreSQL and the load generator`;
+  record({ section, figure: 'hosted / self-hosted, throughput', value: hosted.perSecond / selfHosted.perSecond, unit: '×', target: 0.8, better: 'higher', note: cores });
+  record({ section, figure: 'hosted / self-hosted, server CPU per create', value: hosted.cpuMsPerCreate / selfHosted.cpuMsPerCreate, unit: '×', target: null, better: null });
+  record({ section, figure: 'hosted / self-hosted, database CPU per create', value: hosted.databaseCpuMsPerCreate / selfHosted.databaseCpuMsPerCreate, unit: '×', target: null, better: null });
+  // What the rules and workflows cost apart from the rest of the hosted path (its key, agent, audit log).
+  record({ section, figure: '50 rules / no rules, throughput', value: hosted.perSecond / bare.perSecond, unit: '×', target: null, better: null });
+  record({ section, figure: '50 rules / no rules, server CPU per create', value: hosted.cpuMsPerCreate / bare.cpuMsPerCreate, unit: '×', target: null, better: null });
+}
+
 async function postgresReads(scale: Scale): Promise<void> {
-  console.log(`\n8. PostgreSQL reads at scale: ${scale.seededReviews.toLocaleString('en')} reviews stored`);
+  console.log(`\n9. PostgreSQL reads at scale: ${scale.seededReviews.toLocaleString('en')} reviews stored`);
   const section = 'PostgreSQL reads at scale';
   await onPostgres(
     section,
@@ -587,7 +652,7 @@ async function postgresReads(scale: Scale): Promise<void> {
  */
 async function webhookDelivery(scale: Scale): Promise<void> {
   const count = scale.latencyWaiters;
-  console.log(`\n9. Webhook delivery: ${count} decisions, each announced to a receiver on this machine`);
+  console.log(`\n10. Webhook delivery: ${count} decisions, each announced to a receiver on this machine`);
   const arrivals = new Map<number, number>();
   const receiver = http.createServer((req, res) => {
     let body = '';
@@ -668,7 +733,7 @@ const decidedAmong = (count: number): number => count - Math.ceil(count / 10);
 
 async function evaluationsAtScale(scale: Scale): Promise<void> {
   const decided = decidedAmong(scale.evaluatedReviews);
-  console.log(`\n10. Evaluation run: a suite over ${decided.toLocaleString('en')} decided reviews (SQLite)`);
+  console.log(`\n11. Evaluation run: a suite over ${decided.toLocaleString('en')} decided reviews (SQLite)`);
   const section = 'Evaluation run';
   const dir = tempDir('evals');
   try {
@@ -689,7 +754,7 @@ async function evaluationsAtScale(scale: Scale): Promise<void> {
 
 async function postgresEvaluations(scale: Scale): Promise<void> {
   const decided = decidedAmong(scale.evaluatedReviews);
-  console.log(`\n11. PostgreSQL evaluation run: a suite over ${decided.toLocaleString('en')} decided reviews`);
+  console.log(`\n12. PostgreSQL evaluation run: a suite over ${decided.toLocaleString('en')} decided reviews`);
   const section = 'PostgreSQL evaluation run';
   let organization = { id: 0, key: '' };
   await onPostgres(
@@ -719,6 +784,7 @@ const SECTIONS: Record<string, (scale: Scale) => Promise<void>> = {
   dashboard,
   'pg-delivery': postgresDelivery,
   'pg-throughput': postgresThroughput,
+  'pg-hosted': postgresHostedCreates,
   'pg-reads': postgresReads,
   webhooks: webhookDelivery,
   evals: evaluationsAtScale,

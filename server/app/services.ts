@@ -45,6 +45,7 @@ import { StatisticsService } from '../domain/reviews/statistics';
 import { DecisionWaiters } from '../domain/reviews/waiters';
 import type { Policy } from '../domain/routing/review-policy';
 import type { UnitOfWork } from '../domain/shared/unit-of-work';
+import type { PerOrganization } from '../domain/shared/per-organization';
 import { type Logger, silentLogger } from '../logging';
 import type { AttachmentFiles } from '../storage/attachment-files';
 import { type Storage, openStorage } from './database';
@@ -169,6 +170,7 @@ export async function openServices(config: Config, log: Logger, { clock = Date.n
   const { feed, outbox, unitOfWork } = writesOn(db, stores, config, policy.current, clock, log);
   const waiters = new DecisionWaiters(feed);
   const hosted = hostedServices(config, stores, unitOfWork, clock, passwordCost, () => background.wakeWebhooks(), random, log);
+  forgetOnChange(feed, [hosted.routing.kept, hosted.workflows.kept]);
   const attachments = attachmentService(config, storage, stores, unitOfWork, clock);
   const reviews = reviewUseCases({
     reviews: stores.reviews,
@@ -230,6 +232,20 @@ export async function openServices(config: Config, log: Logger, { clock = Date.n
       await db.close();
     },
   };
+}
+
+/**
+ * What this process keeps of each organization's rules and workflows is forgotten once a change
+ * to the organization is published here (its own commits, and, through the relay, those of other
+ * processes on PostgreSQL), and nothing is kept while the relay may miss changes.
+ */
+function forgetOnChange(feed: EventFeed, kept: ReadonlyArray<Pick<PerOrganization<unknown>, 'forget' | 'forgetAll'>>): void {
+  feed.onOrganizationChange(({ organization_id }) => {
+    for (const entries of kept) entries.forget(organization_id);
+  });
+  feed.onHearing((hearsEverything) => {
+    for (const entries of kept) entries.forgetAll(hearsEverything);
+  });
 }
 
 /** The receipt signing keys under this process's key-encryption key (the setting, or the secret kept in data_dir). */

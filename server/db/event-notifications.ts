@@ -1,4 +1,7 @@
-import type { DomainEvent, EntrySummary, OutboxEntry, Revocation } from '../domain/shared/events';
+import type { DomainEvent, EntrySummary, OrganizationChange, OutboxEntry, Revocation } from '../domain/shared/events';
+
+/** An entry as a transaction writes it, before the outbox gives it its id. */
+type Unnumbered = DomainEvent | Revocation | OrganizationChange;
 
 /**
  * What a NOTIFY on the events channel says of the entries a transaction committed:
@@ -14,6 +17,7 @@ const CODES: Record<OutboxEntry['type'], string> = {
   'attachment.created': 'a',
   'attachment.deleted': 'x',
   'principal.revoked': 'r',
+  'organization.changed': 'o',
 };
 const EXPIRING = 'e';
 const TYPES = new Map(Object.entries(CODES).map(([type, code]) => [code, type as OutboxEntry['type']]));
@@ -22,8 +26,8 @@ const TYPES = new Map(Object.entries(CODES).map(([type, code]) => [code, type as
 const MAX_PAYLOAD_BYTES = 7_000;
 
 /** What a notification says of an entry after its id. */
-function summaryAfterId(entry: DomainEvent | Revocation): string {
-  if (entry.type === 'principal.revoked') return `:${CODES[entry.type]}:0`;
+function summaryAfterId(entry: Unnumbered): string {
+  if (entry.type === 'principal.revoked' || entry.type === 'organization.changed') return `:${CODES[entry.type]}:0`;
   const code = entry.type === 'review.created' && entry.payload.expires_at !== null ? EXPIRING : CODES[entry.type];
   return `:${code}:${entry.review_id}`;
 }
@@ -36,7 +40,7 @@ function summaryText(entry: OutboxEntry): string {
  * The payload of the notification announcing one entry, as the text before and after its id:
  * the statement that stores the entry, which gives it its id, sends it too.
  */
-export function notificationAroundId(origin: string, entry: DomainEvent | Revocation): { before: string; after: string } {
+export function notificationAroundId(origin: string, entry: Unnumbered): { before: string; after: string } {
   return { before: `${origin} `, after: summaryAfterId(entry) };
 }
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { QueryTypes, type Transaction } from 'sequelize';
-import type { DomainEvent, EventPayloads, EventType, OutboxEntry, PublishedEvent, Revocation } from '../domain/shared/events';
+import type { DomainEvent, EventPayloads, EventType, OrganizationChange, OutboxEntry, PublishedEvent, Revocation } from '../domain/shared/events';
 import type { Scope } from '../domain/shared/principal';
 import type { Database } from './database';
 import { notificationAroundId, notificationPayloads } from './event-notifications';
@@ -32,10 +32,15 @@ interface OutboxRow {
 }
 
 const REVOKED: Revocation['type'] = 'principal.revoked';
+const CHANGED: OrganizationChange['type'] = 'organization.changed';
 
-function rowOf(entry: DomainEvent | Revocation, now: number): Omit<OutboxRow, 'id' | 'agent_id'> & { created_at: number } {
-  // A revocation concerns no review and no one organization: the column takes no null, so 0.
+/** What a transaction writes to the outbox: its events, and the entries that travel with them. */
+export type OutboxInput = DomainEvent | Revocation | OrganizationChange;
+
+function rowOf(entry: OutboxInput, now: number): Omit<OutboxRow, 'id' | 'agent_id'> & { created_at: number } {
+  // A revocation or an organization change concerns no review: the column takes no null, so 0.
   if (entry.type === REVOKED) return { organization_id: null, type: entry.type, review_id: 0, payload: JSON.stringify({ principal_id: entry.principal_id }), created_at: now };
+  if (entry.type === CHANGED) return { organization_id: entry.organization_id, type: entry.type, review_id: 0, payload: '{}', created_at: now };
   return { organization_id: entry.organization_id, type: entry.type, review_id: entry.review_id, payload: JSON.stringify(entry.payload), created_at: now };
 }
 
@@ -51,13 +56,14 @@ function eventOf(row: OutboxRow): PublishedEvent {
 }
 
 function entryOf(row: OutboxRow): OutboxEntry {
+  if (row.type === CHANGED) return { id: Number(row.id), type: CHANGED, organization_id: Number(row.organization_id) };
   if (row.type !== REVOKED) return eventOf(row);
   return { id: Number(row.id), type: REVOKED, principal_id: (JSON.parse(row.payload) as { principal_id: string }).principal_id };
 }
 
 /**
- * The outbox table: events and revocations written with their changes, read back by resuming
- * streams (events only) and other processes (both).
+ * The outbox table: events, revocations and organization changes written with their changes,
+ * read back by resuming streams (events only) and other processes (all of them).
  */
 export class Outbox {
   private writes = 0;
@@ -70,7 +76,7 @@ export class Outbox {
   ) {}
 
   /** Writes `entries` in `transaction`; returns them with their ids. Now and then also prunes expired rows. */
-  async write(transaction: Transaction, entries: ReadonlyArray<DomainEvent | Revocation>): Promise<OutboxEntry[]> {
+  async write(transaction: Transaction, entries: readonly OutboxInput[]): Promise<OutboxEntry[]> {
     const now = this.clock();
     const stored = await this.store(transaction, entries, now);
     if (++this.writes % PRUNE_EVERY_WRITES === 0) await this.prune(now - OUTBOX_RETENTION_MS, transaction);
@@ -78,7 +84,7 @@ export class Outbox {
   }
 
   /** On PostgreSQL, announced to the other processes: delivered when, and only if, the transaction commits. */
-  private async store(transaction: Transaction, entries: ReadonlyArray<DomainEvent | Revocation>, now: number): Promise<OutboxEntry[]> {
+  private async store(transaction: Transaction, entries: readonly OutboxInput[], now: number): Promise<OutboxEntry[]> {
     const shared = this.db.sql.sharedByProcesses;
     if (entries.length === 1 && shared && this.db.preparedRow) {
       // A create's one event: stored and announced in one round trip rather than two.
@@ -111,8 +117,8 @@ export class Outbox {
   async after(scope: Scope, afterId: number, limit: number): Promise<PublishedEvent[]> {
     const scoped = reviewPartsSql(scope);
     const rows = await this.db.sequelize.query<OutboxRow>(
-      `SELECT ${EVENT_COLUMNS} FROM outbox WHERE id > $afterId AND type <> $revoked${scoped.sql} ORDER BY id LIMIT $limit`,
-      { bind: { afterId, limit, revoked: REVOKED, ...scoped.bind }, type: QueryTypes.SELECT },
+      `SELECT ${EVENT_COLUMNS} FROM outbox WHERE id > $afterId AND type <> $revoked AND type <> $changed${scoped.sql} ORDER BY id LIMIT $limit`,
+      { bind: { afterId, limit, revoked: REVOKED, changed: CHANGED, ...scoped.bind }, type: QueryTypes.SELECT },
     );
     return rows.map(eventOf);
   }

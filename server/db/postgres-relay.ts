@@ -45,6 +45,7 @@ export class PostgresEventRelay {
     // What this process publishes itself is remembered too, for the catch-up that may read it again.
     options.feed.subscribe((event) => this.remember(event.id), NONE_FROM_ELSEWHERE);
     options.feed.onRevocation((revocation) => this.remember(revocation.id));
+    options.feed.onOrganizationChange((change) => this.remember(change.id));
   }
 
   async start(): Promise<void> {
@@ -105,6 +106,8 @@ export class PostgresEventRelay {
     if (this.stopped || this.client !== client) return;
     this.client = undefined;
     this.lostAt ??= this.clock();
+    // What other processes commit from now on may never be announced here.
+    this.options.feed.hearing(false);
     this.options.log.error('lost the PostgreSQL connection that brings other processes\' events; reconnecting');
     void this.reconnect();
   }
@@ -119,6 +122,9 @@ export class PostgresEventRelay {
       }
     }
     if (this.stopped || this.lostAt === null) return;
+    // Listening again: whatever commits from here on is announced. What committed while the
+    // connection was down is read below, but only as far as CATCH_UP_LIMIT goes.
+    this.options.feed.hearing(true);
     const since = this.lostAt - CATCH_UP_MARGIN_MS;
     this.lostAt = null;
     this.pending = this.pending.then(async () => {

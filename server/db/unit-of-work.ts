@@ -1,5 +1,5 @@
 import type { Transaction } from 'sequelize';
-import type { DomainEvent, EventFeed, OutboxEntry, PublishedEvent, Revocation } from '../domain/shared/events';
+import { CONTROL_TYPES, type DomainEvent, type EventFeed, type OrganizationChange, type OutboxEntry, type PublishedEvent, type Revocation } from '../domain/shared/events';
 import { auditEntryOf, currentActor } from '../domain/organizations/audit';
 import type { AuditEntryInput, Tx, UnitOfWork, WorkOptions } from '../domain/shared/unit-of-work';
 import type { AuditRepository } from '../domain/organizations/ports';
@@ -11,6 +11,7 @@ import type { ChatEnqueuer } from '../domain/chat/messages';
 class DatabaseTx implements Tx {
   readonly events: DomainEvent[] = [];
   readonly revocations: Revocation[] = [];
+  readonly changes = new Map<number, OrganizationChange>();
   readonly auditEntries: AuditEntryInput[] = [];
 
   constructor(readonly transaction: Transaction) {}
@@ -25,6 +26,10 @@ class DatabaseTx implements Tx {
 
   revoke(principalId: string): void {
     this.revocations.push({ type: 'principal.revoked', principal_id: principalId });
+  }
+
+  organizationChanged(organizationId: number): void {
+    this.changes.set(organizationId, { type: 'organization.changed', organization_id: organizationId });
   }
 }
 
@@ -75,8 +80,8 @@ export class DatabaseUnitOfWork implements UnitOfWork {
     const result = await this.db.write(async (transaction) => {
       const tx = new DatabaseTx(transaction);
       const value = await work(tx);
-      committed = await this.outbox.write(transaction, [...tx.events, ...tx.revocations]);
-      const events = committed.filter((entry): entry is PublishedEvent => entry.type !== 'principal.revoked');
+      committed = await this.outbox.write(transaction, [...tx.events, ...tx.revocations, ...tx.changes.values()]);
+      const events = committed.filter((entry): entry is PublishedEvent => !CONTROL_TYPES.includes(entry.type));
       if (this.webhooks && events.length > 0) await this.webhooks(tx, events);
       if (this.chat && events.length > 0) await this.chat(tx, events);
       if (this.auditLog) {

@@ -44,6 +44,7 @@ describe('npm run bench -- --quick', () => {
           'Dashboard',
           'PostgreSQL delivery (2 processes)',
           'PostgreSQL create throughput',
+          'PostgreSQL hosted creates',
           'PostgreSQL reads at scale',
           'Webhook delivery',
           'Evaluation run',

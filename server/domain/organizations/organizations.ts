@@ -76,7 +76,11 @@ export class OrganizationService {
     const now = this.options.clock();
     const updated = await this.options.unitOfWork.run(async (tx) => {
       const organization = await this.options.organizations.updateOrganization(tx, organizationId, changes, now);
-      if (organization) tx.audit({ organization_id: organizationId, action: 'organization.updated', target_type: 'organization', target_id: organizationId, data: { changed: Object.keys(changes).sort() } });
+      if (organization) {
+        // Its settings say whether a review no workflow governs needs two approvals.
+        tx.organizationChanged(organizationId);
+        tx.audit({ organization_id: organizationId, action: 'organization.updated', target_type: 'organization', target_id: organizationId, data: { changed: Object.keys(changes).sort() } });
+      }
       return organization;
     });
     if (!updated) throw notFound('organization', organizationId);

@@ -49,6 +49,8 @@ export class PeopleService {
     return this.unitOfWork.run(async (tx) => {
       const created = await this.people.insertUser(tx, user);
       if (!created) throw new AppError(409, `the organization already has a user with the e-mail ${user.email}`);
+      // A new person may vote in the organization's workflows: what its creates read of them changed.
+      tx.organizationChanged(organizationId);
       tx.audit({ organization_id: organizationId, action: 'user.created', target_type: 'user', target_id: created.id, data: { email: created.email, role: created.role } });
       return { ...created, ...(await this.invitations.issue(tx, created.id)) };
     });
@@ -90,7 +92,11 @@ export class PeopleService {
         await this.accounts.deleteSessionsOf(tx, id);
         tx.revoke(userPrincipalId(id));
       }
-      if (user) tx.audit({ organization_id: organizationId, action: 'user.updated', target_type: 'user', target_id: id, data: { ...changes } });
+      if (user) {
+        // Who votes in its workflows, and as whom, is part of what an organization's creates read.
+        tx.organizationChanged(organizationId);
+        tx.audit({ organization_id: organizationId, action: 'user.updated', target_type: 'user', target_id: id, data: { ...changes } });
+      }
       return user;
     });
     if (!updated) throw notFound('user', id);
@@ -131,6 +137,7 @@ export class PeopleService {
     return this.unitOfWork.run(async (tx) => {
       const id = await this.people.insertTeam(tx, team);
       for (const userId of new Set(input.member_ids ?? [])) await this.setMemberIn(tx, organizationId, id, userId, true);
+      tx.organizationChanged(organizationId);
       tx.audit({ organization_id: organizationId, action: 'team.created', target_type: 'team', target_id: id, data: { name: team.name, member_ids: [...new Set(input.member_ids ?? [])] } });
       return (await this.people.findTeam(organizationId, id, tx)) as TeamRecord;
     });
@@ -154,6 +161,7 @@ export class PeopleService {
       if (!(await this.people.findTeam(organizationId, teamId, tx))) throw notFound('team', teamId);
       const changed = await this.setMemberIn(tx, organizationId, teamId, userId, member);
       if (changed) {
+        tx.organizationChanged(organizationId);
         tx.audit({ organization_id: organizationId, action: member ? 'team.member_added' : 'team.member_removed', target_type: 'team', target_id: teamId, data: { user_id: userId } });
       }
       return (await this.people.findTeam(organizationId, teamId, tx)) as TeamRecord;

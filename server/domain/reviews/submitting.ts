@@ -23,7 +23,7 @@ export interface SubmitReviewOptions {
   /** An organization's own routing rules, tried before the `routing` setting (hosted edition). */
   organizationRouting?: Pick<OrganizationRouting, 'route' | 'saveMark'>;
   /** Approval workflows: the first that matches governs a new review (hosted edition). */
-  workflows?: Pick<Workflows, 'start'>;
+  workflows?: Pick<Workflows, 'governing' | 'start'>;
   /** A routing rule's decision is recorded with its signed receipt. */
   receipts: Pick<DecisionReceipts, 'attach'>;
   unitOfWork: UnitOfWork;
@@ -163,6 +163,7 @@ export class SubmitReview {
     const routedByOrganization = organizationId === null ? null : await this.options.organizationRouting?.route(organizationId, input);
     // A rule that only marked the review (shadow, audit sample) leaves its routing to the setting.
     const routing = routedByOrganization?.rule ? routedByOrganization : { ...routeReview(policy, input), mark: routedByOrganization?.mark ?? null };
+    const governing = organizationId === null || routing.autoDecide ? null : ((await this.options.workflows?.governing(organizationId, input)) ?? null);
     const urgency = input.urgency ?? 'medium';
     /** Files moved into place by the transaction, to be removed should it roll back. */
     const placed: string[] = [];
@@ -194,7 +195,7 @@ export class SubmitReview {
       const inserted = await this.options.receipts.attach(tx, await this.options.reviews.insert(tx, review, claim));
       const marked = routing.mark && organizationId !== null && !inserted.decision ? routing.mark : null;
       if (marked) await this.options.organizationRouting?.saveMark(tx, organizationId!, inserted.id, marked);
-      const workflow = organizationId !== null && !inserted.decision ? await this.options.workflows?.start(tx, organizationId, inserted.id, input) : null;
+      const workflow = governing && !inserted.decision ? await this.options.workflows?.start(tx, inserted.id, governing) : null;
       const stored = {
         ...inserted,
         ...(workflow ? { workflow } : {}),

@@ -11,6 +11,7 @@ import { DEFAULT_AUDIT_SAMPLE_RATE } from '../evaluations/suggested-rule';
 import type { RoutingRuleRepository } from './ports';
 import { type AutoDecision, type ConditionResult, compileRules, isSlackChannelId, type RoutableReview, type Rule, RuleError, SLACK_CHANNEL_ID_EXPECTED } from './conditions';
 import { organizationOf, organizationOfCaller } from '../shared/scope';
+import { PerOrganization } from '../shared/per-organization';
 
 export interface RoutingRuleInput {
   name: string;
@@ -67,15 +68,20 @@ function engineForm(rule: RoutingRuleFields, assignee: string | null, team: stri
 }
 
 /** Compiles the organization's rules, in the order they are tried, each beside its stored record. */
-function compiled(stored: readonly RoutableRule[]): Array<{ stored: RoutableRule; rule: Rule }> {
+function compiled(stored: readonly RoutableRule[]): CompiledRules {
   const byName = new Map(stored.map((rule) => [rule.name, rule]));
   // A rule whose assignee is gone (never: users are deactivated, not deleted) would have no action; it is left out.
   const routable = stored.filter((rule) => rule.action !== null || rule.assignee_email !== null || rule.team_name !== null);
   return compileRules(routable.map((rule) => engineForm(rule, rule.assignee_email, rule.team_name))).map((rule) => ({ stored: byName.get(rule.name)!, rule }));
 }
 
+type CompiledRules = Array<{ stored: RoutableRule; rule: Rule }>;
+
 /** The routing rules an organization keeps in the database (hosted edition), on the engine of the `routing` setting. */
 export class OrganizationRouting {
+  /** Each organization's rules as a create tries them, compiled once (see `PerOrganization`). */
+  readonly kept: PerOrganization<CompiledRules>;
+
   constructor(
     private readonly rules: RoutingRuleRepository,
     private readonly people: PeopleRepository,
@@ -83,7 +89,9 @@ export class OrganizationRouting {
     private readonly clock: Clock,
     /** Draws an enforcing rule's audit sample: uniform on [0, 1). Tests seed it. */
     private readonly random: () => number = Math.random,
-  ) {}
+  ) {
+    this.kept = new PerOrganization(async (organizationId) => compiled(await this.rules.routable(organizationId)));
+  }
 
   async create(principal: Principal, input: RoutingRuleInput): Promise<RoutingRuleRecord> {
     refuseNul(input);
@@ -102,6 +110,7 @@ export class OrganizationRouting {
       await this.check(tx, organizationId, fields, true);
       const created = await this.rules.insert(tx, organizationId, fields, this.clock());
       if (!created) throw new AppError(409, `the organization already has a routing rule named '${fields.name}'`);
+      tx.organizationChanged(organizationId);
       tx.audit({ organization_id: organizationId, action: 'routing_rule.created', target_type: 'routing_rule', target_id: created.id, data: { ...fields } });
       return created;
     });
@@ -156,6 +165,7 @@ export class OrganizationRouting {
       const updated = await this.rules.update(tx, organizationId, id, fields, this.clock());
       if (updated === 'name_taken') throw new AppError(409, `the organization already has a routing rule named '${fields.name}'`);
       if (!updated) throw notFound('routing rule', id);
+      tx.organizationChanged(organizationId);
       tx.audit({ organization_id: organizationId, action: 'routing_rule.updated', target_type: 'routing_rule', target_id: id, data: { changed: Object.keys(changes) } });
       if (fields.mode !== current.mode && fields.mode !== null) {
         // A rule that starts (or stops) deciding reviews by itself is a change of its own in the log.
@@ -169,6 +179,7 @@ export class OrganizationRouting {
     const organizationId = organizationOfCaller(principal);
     await this.unitOfWork.run(async (tx) => {
       if (!(await this.rules.delete(tx, organizationId, id))) throw notFound('routing rule', id);
+      tx.organizationChanged(organizationId);
       tx.audit({ organization_id: organizationId, action: 'routing_rule.deleted', target_type: 'routing_rule', target_id: id, data: {} });
     });
   }
@@ -181,7 +192,7 @@ export class OrganizationRouting {
    */
   async route(organizationId: number, review: RoutableReview): Promise<Routing | null> {
     let mark: RuleMark | null = null;
-    for (const { stored, rule } of compiled(await this.rules.routable(organizationId))) {
+    for (const { stored, rule } of await this.kept.get(organizationId)) {
       if (!rule.isActive || !rule.matches(review)) continue;
       if (rule.action.kind === 'assign') return { rule: rule.name, assignTo: rule.action.assignTo, team: rule.action.team, candidates: [], autoDecide: null, mark };
       if (mark) continue;

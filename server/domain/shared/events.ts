@@ -49,11 +49,31 @@ export interface Revocation {
 
 export type PublishedRevocation = Revocation & { id: number };
 
-/** What the outbox holds: events, and the revocations that travel with them. */
-export type OutboxEntry = PublishedEvent | PublishedRevocation;
+/**
+ * What decides where an organization's new reviews go changed: a routing rule or workflow, a
+ * person or team, the organization's settings. Each API process keeps its organizations'
+ * compiled rules and workflows between creates, and forgets an organization's on hearing of
+ * this. It travels as a revocation does (every process reads every one; no client or webhook
+ * endpoint is ever sent it).
+ */
+export interface OrganizationChange {
+  type: 'organization.changed';
+  organization_id: number;
+}
+
+export type PublishedOrganizationChange = OrganizationChange & { id: number };
+
+/** What the outbox holds: events, and the revocations and organization changes that travel with them. */
+export type OutboxEntry = PublishedEvent | PublishedRevocation | PublishedOrganizationChange;
+
+/** The entries of the outbox that are not events: no stream, webhook or chat is ever told of them. */
+export const CONTROL_TYPES: ReadonlyArray<OutboxEntry['type']> = ['principal.revoked', 'organization.changed'];
 
 export type EventListener = (event: PublishedEvent) => void;
 export type RevocationListener = (revocation: PublishedRevocation) => void;
+export type OrganizationChangeListener = (change: PublishedOrganizationChange) => void;
+/** Told `false` when this process may no longer hear of every entry other processes commit (its relay lost its connection), `true` once it does again. */
+export type HearingListener = (hearsEverything: boolean) => void;
 
 /**
  * What another process's notification says of an entry it committed, before this process
@@ -87,6 +107,8 @@ export const NONE_FROM_ELSEWHERE: Interest = () => false;
 export class EventFeed {
   private readonly listeners = new Map<EventListener, Interest>();
   private readonly revocationListeners = new Set<RevocationListener>();
+  private readonly changeListeners = new Set<OrganizationChangeListener>();
+  private readonly hearingListeners = new Set<HearingListener>();
 
   constructor(private readonly onListenerError: (entry: OutboxEntry, error: unknown) => void = () => {}) {}
 
@@ -113,15 +135,37 @@ export class EventFeed {
     return () => this.revocationListeners.delete(listener);
   }
 
-  /** Whether an entry another process committed is needed here: a revocation always is. */
+  /** Listens to organization changes, which `subscribe` never sees (every process reads every one). */
+  onOrganizationChange(listener: OrganizationChangeListener): () => void {
+    this.changeListeners.add(listener);
+    return () => this.changeListeners.delete(listener);
+  }
+
+  /** Listens to whether this process hears of every entry committed elsewhere (see `hearing`). */
+  onHearing(listener: HearingListener): () => void {
+    this.hearingListeners.add(listener);
+    return () => this.hearingListeners.delete(listener);
+  }
+
+  /**
+   * The relay says whether it hears of every entry other processes commit: `false` once its
+   * connection is lost (what is committed meanwhile may never be announced here), `true` once
+   * it listens again.
+   */
+  hearing(hearsEverything: boolean): void {
+    for (const listener of this.hearingListeners) listener(hearsEverything);
+  }
+
+  /** Whether an entry another process committed is needed here: a revocation or an organization change always is. */
   wants(summary: EntrySummary): boolean {
-    if (summary.type === 'principal.revoked') return true;
+    if (summary.type === 'principal.revoked' || summary.type === 'organization.changed') return true;
     for (const interest of this.listeners.values()) if (interest(summary)) return true;
     return false;
   }
 
   publish(entry: OutboxEntry): void {
     if (entry.type === 'principal.revoked') this.notify(this.revocationListeners, entry);
+    else if (entry.type === 'organization.changed') this.notify(this.changeListeners, entry);
     else this.notify(this.listeners.keys(), entry);
   }
 

@@ -22,6 +22,12 @@ export interface Tx {
    * ends the live streams and MCP sessions it opened (see `Revocation`).
    */
   revoke(principalId: string): void;
+  /**
+   * Once this transaction commits, every process forgets what it keeps of the organization's
+   * routing rules, workflows and people, and reads them again for its next create (see
+   * `OrganizationChange`).
+   */
+  organizationChanged(organizationId: number): void;
 }
 
 export interface WorkOptions {

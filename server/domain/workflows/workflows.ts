@@ -10,6 +10,7 @@ import { DECIDING_ROLES } from '../people/records';
 import { requireDecider } from '../people/deciders';
 import { compileRules, type RoutableReview, RuleError } from '../routing/conditions';
 import { organizationOf, organizationOfCaller } from '../shared/scope';
+import { PerOrganization } from '../shared/per-organization';
 import { approvalsIn, isEligible, progressOf, startWorkflow, TWO_APPROVALS, type Voter, type WorkflowStage, type WorkflowState } from './voting';
 
 export interface WorkflowInput {
@@ -28,18 +29,42 @@ function conditionsTest(name: string, conditions: Record<string, unknown>): (rev
   return (review) => rule.matches(review);
 }
 
+type Definition = Pick<WorkflowState, 'workflow_id' | 'name' | 'stages'>;
+
+/** What a create needs of an organization's workflows: kept between creates (see `PerOrganization`). */
+interface Governance {
+  /** Its active workflows, oldest first, each with its compiled conditions. */
+  workflows: Array<{ definition: Definition; matches: (review: RoutableReview) => boolean }>;
+  /** Its `require_two_approvals` setting: what governs a review no workflow matches. */
+  twoApprovals: boolean;
+  /** Its active people who may vote. */
+  voters: Voter[];
+}
+
+/** The workflow that governs a new review, and who may vote on it, as read before the review is stored. */
+export interface Governing {
+  organizationId: number;
+  definition: Definition;
+  voters: Voter[];
+}
+
 /**
  * Approval workflows (hosted edition): their definitions, which one governs a new review, and
  * how a review's votes read. Counting a vote is the review service's, in its transaction.
  */
 export class Workflows {
+  /** Each organization's governance as creates read it, loaded once (see `PerOrganization`). */
+  readonly kept: PerOrganization<Governance>;
+
   constructor(
     private readonly workflows: WorkflowRepository,
     private readonly organizations: Pick<OrganizationRepository, 'findOrganization'>,
     private readonly people: PeopleRepository,
     private readonly unitOfWork: UnitOfWork,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.kept = new PerOrganization((organizationId) => this.governance(organizationId));
+  }
 
   async create(principal: Principal, input: WorkflowInput): Promise<WorkflowRecord> {
     refuseNul(input);
@@ -48,6 +73,7 @@ export class Workflows {
     return this.unitOfWork.run(async (tx) => {
       await this.check(tx, organizationId, fields, true);
       const created = await this.workflows.insert(tx, organizationId, fields, this.clock());
+      tx.organizationChanged(organizationId);
       tx.audit({ organization_id: organizationId, action: 'workflow.created', target_type: 'workflow', target_id: created.id, data: { name: created.name } });
       return created;
     });
@@ -79,6 +105,7 @@ export class Workflows {
       };
       await this.check(tx, organizationId, fields, changes.stages !== undefined);
       const updated = (await this.workflows.update(tx, organizationId, id, fields, this.clock())) as WorkflowRecord;
+      tx.organizationChanged(organizationId);
       tx.audit({ organization_id: organizationId, action: 'workflow.updated', target_type: 'workflow', target_id: id, data: { changed: Object.keys(changes) } });
       return updated;
     });
@@ -88,22 +115,39 @@ export class Workflows {
     const organizationId = organizationOfCaller(principal);
     await this.unitOfWork.run(async (tx) => {
       if (!(await this.workflows.delete(tx, organizationId, id))) throw notFound('workflow', id);
+      tx.organizationChanged(organizationId);
       tx.audit({ organization_id: organizationId, action: 'workflow.deleted', target_type: 'workflow', target_id: id, data: {} });
     });
   }
 
   /**
-   * Starts the workflow that governs a new review: the organization's first active workflow
-   * (oldest first) whose conditions hold, else its `require_two_approvals` setting; none, else.
+   * The workflow that governs a new review: the organization's first active workflow (oldest
+   * first) whose conditions hold, else its `require_two_approvals` setting; none, else. Read
+   * before the review's transaction, which then only writes (`start`).
    */
-  async start(tx: Tx, organizationId: number, reviewId: number, review: RoutableReview): Promise<WorkflowProgress | null> {
-    const governing = (await this.workflows.list(organizationId, tx)).find((workflow) => workflow.is_active && conditionsTest(workflow.name, workflow.conditions)(review));
-    let definition: Pick<WorkflowState, 'workflow_id' | 'name' | 'stages'> | null = governing ? { workflow_id: governing.id, name: governing.name, stages: governing.stages } : null;
-    if (!definition && (await this.organizations.findOrganization(organizationId, tx))?.settings.require_two_approvals === true) definition = TWO_APPROVALS;
-    if (!definition) return null;
+  async governing(organizationId: number, review: RoutableReview): Promise<Governing | null> {
+    const { workflows, twoApprovals, voters } = await this.kept.get(organizationId);
+    const definition = workflows.find((workflow) => workflow.matches(review))?.definition ?? (twoApprovals ? TWO_APPROVALS : null);
+    return definition && { organizationId, definition, voters };
+  }
+
+  /** Starts the workflow that governs a new review, in the transaction that stores it. */
+  async start(tx: Tx, reviewId: number, { organizationId, definition, voters }: Governing): Promise<WorkflowProgress> {
     const state = startWorkflow(definition);
     await this.workflows.saveState(tx, reviewId, organizationId, state, this.clock(), true);
-    return progressOf(state, await this.workflows.voters(organizationId, tx));
+    return progressOf(state, voters);
+  }
+
+  private async governance(organizationId: number): Promise<Governance> {
+    const [stored, organization, voters] = await Promise.all([
+      this.workflows.list(organizationId),
+      this.organizations.findOrganization(organizationId),
+      this.workflows.voters(organizationId),
+    ]);
+    const workflows = stored
+      .filter((workflow) => workflow.is_active)
+      .map((workflow) => ({ definition: { workflow_id: workflow.id, name: workflow.name, stages: workflow.stages }, matches: conditionsTest(workflow.name, workflow.conditions) }));
+    return { workflows, twoApprovals: organization?.settings.require_two_approvals === true, voters };
   }
 
   /** The reviews with their workflows' progress, for those of an organization that one governs. */
