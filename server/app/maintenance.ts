@@ -9,6 +9,7 @@ import type { ChatMessageStore } from '../db/chat-message-store';
 import { ChatDispatcher } from '../integrations/chat-dispatcher';
 import type { ChatMessaging } from './slack';
 import type { EventFeed } from '../domain/shared/events';
+import type { OwedDeliveries } from '../domain/webhooks/webhooks';
 import type { Evaluations } from '../domain/evaluations/evaluations';
 import type { OneAtATime } from '../domain/shared/unit-of-work';
 import { ReviewExpiry } from '../domain/reviews/expiry';
@@ -42,6 +43,8 @@ export interface BackgroundWorkOptions {
   stores: { reviews: ReviewStore; attachments: AttachmentStore; webhooks: WebhookStore; slackMessages: ChatMessageStore };
   unitOfWork: UnitOfWork;
   feed: EventFeed;
+  /** Which of this process's committed events owed webhook deliveries. */
+  owedDeliveries: OwedDeliveries;
   outbox: Outbox;
   reviews: ReviewUseCases;
   /** What posts the messages owed to Slack (the installation's app, or the organizations' installs). */
@@ -85,7 +88,7 @@ export async function startBackgroundWork(options: BackgroundWorkOptions): Promi
 
 /** The edition's webhook deliveries, at most as many at once as the open-file limit affords. */
 async function startWebhookDeliveries(options: BackgroundWorkOptions): Promise<{ sender: WebhookDispatcher; inFlight: number } | undefined> {
-  const { config, edition, stores, unitOfWork, feed, log, clock } = options;
+  const { config, edition, stores, unitOfWork, feed, owedDeliveries, log, clock } = options;
   if (edition.webhooks === 'none') return undefined;
   if (edition.webhooks === 'installation') await stores.webhooks.syncInstallationWebhooks(config.webhooks, clock());
   const limits = { inFlight: outgoingSocketsFor(config.webhook_max_in_flight), inFlightPerOrganization: config.webhook_max_in_flight_per_organization };
@@ -93,7 +96,7 @@ async function startWebhookDeliveries(options: BackgroundWorkOptions): Promise<{
     log.warn('webhook deliveries in flight limited by the open-file limit', { webhook_max_in_flight: config.webhook_max_in_flight, allowed: limits.inFlight });
   }
   const targets = { allowPrivate: config.webhook_allow_private_targets, allowHttp: config.webhook_allow_http };
-  const sender = new WebhookDispatcher({ webhooks: stores.webhooks, unitOfWork, feed, scheduleSeconds: config.webhook_retry_schedule, limits, targets, log, clock });
+  const sender = new WebhookDispatcher({ webhooks: stores.webhooks, unitOfWork, feed, owed: owedDeliveries, scheduleSeconds: config.webhook_retry_schedule, limits, targets, log, clock });
   await sender.start();
   return { sender, inFlight: limits.inFlight };
 }

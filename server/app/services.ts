@@ -37,7 +37,7 @@ import { OrganizationRouting } from '../domain/routing/organization-rules';
 import { PeopleService } from '../domain/people/people';
 import { Workflows } from '../domain/workflows/workflows';
 import { Evaluations } from '../domain/evaluations/evaluations';
-import { webhookEnqueuer, WebhookService } from '../domain/webhooks/webhooks';
+import { OwedDeliveries, webhookEnqueuer, WebhookService } from '../domain/webhooks/webhooks';
 import { Invitations, SignInService } from '../domain/people/sign-in';
 import { passwordHashing, type ScryptCost } from '../domain/people/passwords';
 import { type ReviewUseCases, reviewUseCases } from '../domain/reviews/use-cases';
@@ -134,18 +134,26 @@ type Stores = ReturnType<typeof storesOn>;
  * How changes are written: each in one transaction with the events it records (the outbox), and
  * in the edition's audit log and webhook deliveries.
  */
-function writesOn(db: Database, stores: Stores, config: Config, policy: () => Policy, clock: () => number, log: Logger): { feed: EventFeed; outbox: Outbox; unitOfWork: UnitOfWork } {
+function writesOn(
+  db: Database,
+  stores: Stores,
+  config: Config,
+  policy: () => Policy,
+  clock: () => number,
+  log: Logger,
+): { feed: EventFeed; outbox: Outbox; unitOfWork: UnitOfWork; owedDeliveries: OwedDeliveries } {
   const edition = editionOf(config);
   const slackDestination = slackDestinationOf(config, policy) ?? hostedSlackDestinationOf(config, stores.slackInstallations, stores.routingRules);
   const feed = new EventFeed((event, error) => log.error('event listener failed', { event: event.type, error: String(error) }));
   const outbox = new Outbox(db, clock);
+  const owedDeliveries = new OwedDeliveries();
   const unitOfWork = new DatabaseUnitOfWork(db, outbox, feed, {
     auditLog: edition.organizations ? stores.audit : undefined,
-    webhooks: edition.webhooks === 'none' ? undefined : webhookEnqueuer(stores.webhooks, clock, edition.webhooks === 'installation'),
+    webhooks: edition.webhooks === 'none' ? undefined : webhookEnqueuer(stores.webhooks, clock, edition.webhooks === 'installation', owedDeliveries),
     chat: slackDestination === null ? undefined : chatEnqueuer(stores.slackMessages, slackDestination, clock),
     clock,
   });
-  return { feed, outbox, unitOfWork };
+  return { feed, outbox, unitOfWork, owedDeliveries };
 }
 
 /** The review policy in force, which a reload replaces. */
@@ -167,7 +175,7 @@ export async function openServices(config: Config, log: Logger, { clock = Date.n
     throw error;
   });
   const policy = policyHolder(config.routing);
-  const { feed, outbox, unitOfWork } = writesOn(db, stores, config, policy.current, clock, log);
+  const { feed, outbox, unitOfWork, owedDeliveries } = writesOn(db, stores, config, policy.current, clock, log);
   const waiters = new DecisionWaiters(feed);
   const hosted = hostedServices(config, stores, unitOfWork, clock, passwordCost, () => background.wakeWebhooks(), random, log);
   forgetOnChange(feed, [hosted.routing.kept, hosted.workflows.kept]);
@@ -199,6 +207,7 @@ export async function openServices(config: Config, log: Logger, { clock = Date.n
     stores,
     unitOfWork,
     feed,
+    owedDeliveries,
     outbox,
     reviews,
     slack: messaging,

@@ -5,6 +5,7 @@ import type { LookupFunction } from 'node:net';
 import { asSystem } from '../domain/organizations/audit';
 import { type EventFeed, NONE_FROM_ELSEWHERE } from '../domain/shared/events';
 import type { AttemptOutcome, ClaimedDelivery, DeliveryRoom, WebhookRepository } from '../domain/webhooks/ports';
+import type { OwedDeliveries } from '../domain/webhooks/webhooks';
 import type { Clock, Log, UnitOfWork } from '../domain/shared/unit-of-work';
 import { retryDelayMs, signatureHeader } from '../domain/webhooks/signing';
 import { checkTarget, type Resolve, type TargetPolicy } from '../domain/webhooks/targets';
@@ -40,6 +41,8 @@ export interface DispatcherOptions {
   webhooks: WebhookRepository;
   unitOfWork: UnitOfWork;
   feed: EventFeed;
+  /** Which of this process's events owed deliveries: the commits after which there is something to send. */
+  owed: OwedDeliveries;
   /** Seconds before each retry (`webhook_retry_schedule`). */
   scheduleSeconds: readonly number[];
   limits: DeliveryLimits;
@@ -93,9 +96,11 @@ export class WebhookDispatcher {
 
   async start(): Promise<void> {
     await this.options.webhooks.releaseOrphanedClaims();
-    // Every committed change may have owed deliveries: look for due ones after each. The process
-    // that commits a change looks for what it owes; another's would only race it for the rows.
-    this.unsubscribe = this.options.feed.subscribe(() => this.wake(), NONE_FROM_ELSEWHERE);
+    // Look for due deliveries after each commit that wrote some. The process that commits a change
+    // looks for what it owes; another's would only race it for the rows.
+    this.unsubscribe = this.options.feed.subscribe((event) => {
+      if (this.options.owed.owedBy(event)) this.wake();
+    }, NONE_FROM_ELSEWHERE);
     this.wake();
   }
 

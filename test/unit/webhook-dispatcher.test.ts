@@ -1,7 +1,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { EventFeed } from '../../server/domain/shared/events';
+import { domainEvent, EventFeed, type PublishedEvent } from '../../server/domain/shared/events';
+import type { ReviewRecord } from '../../server/domain/reviews/records';
+import { OwedDeliveries } from '../../server/domain/webhooks/webhooks';
 import type { ClaimedDelivery, WebhookRepository } from '../../server/domain/webhooks/ports';
 import type { UnitOfWork } from '../../server/domain/shared/unit-of-work';
 import { WebhookDispatcher } from '../../server/webhooks/dispatcher';
@@ -50,11 +52,12 @@ function outbox(claims: Array<ClaimedDelivery[] | Error>, rest: Partial<WebhookR
   } as WebhookRepository;
 }
 
-function dispatcher(webhooks: WebhookRepository, errors: string[]): WebhookDispatcher {
+function dispatcher(webhooks: WebhookRepository, errors: string[], feed = new EventFeed(), owed = new OwedDeliveries()): WebhookDispatcher {
   return new WebhookDispatcher({
     webhooks,
     unitOfWork: {} as UnitOfWork,
-    feed: new EventFeed(),
+    feed,
+    owed,
     scheduleSeconds: [5],
     limits: { inFlight: 4, inFlightPerOrganization: 2 },
     targets: { allowPrivate: true, allowHttp: true },
@@ -82,6 +85,43 @@ it('looks at the outbox again after a look failed, with no event to wake it', as
   try {
     await expect.poll(() => received).toBe(1);
     expect(errors).toEqual(['webhook dispatcher failed; retrying shortly']);
+  } finally {
+    await sender.stop();
+  }
+});
+
+it('looks for due deliveries after a commit that wrote some, and not after one that wrote none', async () => {
+  let looks = 0;
+  let settled = 0;
+  const feed = new EventFeed();
+  const owed = new OwedDeliveries();
+  const sender = dispatcher(
+    outbox([], {
+      claimDue: async () => {
+        looks += 1;
+        return [];
+      },
+      nextDue: async () => {
+        settled += 1;
+        return null;
+      },
+    }),
+    [],
+    feed,
+    owed,
+  );
+  const event = (id: number): PublishedEvent => ({ ...domainEvent('review.created', { id, organization_id: 1, agent_id: null }, { id } as ReviewRecord), id });
+  await sender.start();
+  try {
+    // The look at start, ended: a wake from now on starts a look at once.
+    await expect.poll(() => settled).toBe(1);
+    await new Promise((resolve) => setImmediate(resolve));
+    feed.publish(event(1));
+    expect(looks).toBe(1);
+    const owing = event(2);
+    owed.mark(owing);
+    feed.publish(owing);
+    expect(looks).toBe(2);
   } finally {
     await sender.stop();
   }

@@ -44,10 +44,29 @@ function body(type: string, now: number, data: unknown): string {
 export type WebhookEnqueuer = (tx: Tx, events: readonly PublishedEvent[]) => Promise<void>;
 
 /**
+ * The events of this process whose transaction wrote webhook deliveries: once such an event is
+ * published, its transaction has committed and the dispatcher looks for due deliveries. After
+ * any other commit it does not: most changes (every create of an organization without
+ * webhooks) owe none, and looking cost two queries each. Held weakly: the events of a
+ * transaction that rolled back are simply forgotten.
+ */
+export class OwedDeliveries {
+  private readonly events = new WeakSet<PublishedEvent>();
+
+  mark(event: PublishedEvent): void {
+    this.events.add(event);
+  }
+
+  owedBy(event: PublishedEvent): boolean {
+    return this.events.has(event);
+  }
+}
+
+/**
  * `installation`: the self-hosted edition, whose endpoints (from the `webhooks` setting) receive
  * every event, whatever `organization_id` label it carries; otherwise each organization's own.
  */
-export function webhookEnqueuer(webhooks: WebhookRepository, clock: Clock, installation: boolean): WebhookEnqueuer {
+export function webhookEnqueuer(webhooks: WebhookRepository, clock: Clock, installation: boolean, owed: OwedDeliveries): WebhookEnqueuer {
   return async (tx, events) => {
     const now = clock();
     for (const event of events) {
@@ -62,6 +81,7 @@ export function webhookEnqueuer(webhooks: WebhookRepository, clock: Clock, insta
         subscribers.map((webhookId) => ({ webhook_id: webhookId, message_id: `msg_${event.id}`, event_type: type, payload })),
         now,
       );
+      owed.mark(event);
     }
   };
 }
