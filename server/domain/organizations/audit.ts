@@ -20,15 +20,17 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value);
 }
 
-/** SHA-256 over the previous entry's hash and this entry's canonical JSON: a chain per organization. */
-export function entryHash(prevHash: string, fields: HashedFields): string {
+/** What an entry's hash covers beside the previous entry's hash: its canonical JSON. */
+export function hashedText(fields: HashedFields): string {
   const { organization_id, action, target_type, target_id, data, created_at } = fields;
   // Entries written before actors had labels were hashed without one.
   const actor = fields.actor.label === null ? { type: fields.actor.type, id: fields.actor.id } : fields.actor;
-  return createHash('sha256')
-    .update(prevHash)
-    .update(canonicalJson({ organization_id, action, target_type, target_id, data, actor, created_at }))
-    .digest('hex');
+  return canonicalJson({ organization_id, action, target_type, target_id, data, actor, created_at });
+}
+
+/** SHA-256 over the previous entry's hash and this entry's canonical JSON: a chain per organization. */
+export function entryHash(prevHash: string, fields: HashedFields): string {
+  return createHash('sha256').update(prevHash).update(hashedText(fields)).digest('hex');
 }
 
 const acting = new AsyncLocalStorage<Principal>();
