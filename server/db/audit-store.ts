@@ -34,7 +34,7 @@ const INSERT = `INSERT INTO audit_log (organization_id, actor_type, actor_id, ac
  * locked (the newest version, once another appender commits), moved on, and the entry linked to
  * it, the hash computed as `entryHash` does. The head stays locked until the transaction ends:
  * by taking it in the transaction's last statement before COMMIT rather than three round trips
- * earlier, concurrent appenders (every create of one organization) wait a third as long. No row
+ * earlier, concurrent appenders (every create of one organization) wait about half as long. No row
  * when the organization has no head yet.
  */
 const APPEND_ONE = `WITH previous AS (SELECT sequence, hash FROM audit_heads WHERE organization_id = $organization_id FOR UPDATE),
