@@ -106,6 +106,35 @@ describe('statistics under concurrent writes', () => {
     await expectStatisticsOfTheRows();
   });
 
+  it.runIf(TEST_DATABASE_URL)('on PostgreSQL, lets two creates of one kind in one slot run without waiting for each other: the tallies are added to at COMMIT', async () => {
+    const clients: pg.Client[] = [];
+    const connect = async (): Promise<pg.Client> => {
+      const client = new pg.Client({ connectionString: server.config.database_url });
+      await client.connect();
+      clients.push(client);
+      return client;
+    };
+    const slotOf = async (client: pg.Client): Promise<number> => (await client.query<{ slot: number }>('SELECT pg_backend_pid() % 8 AS slot')).rows[0].slot;
+    const insert = `INSERT INTO reviews (task_type, proposed_action, urgency, metadata, status, created_at, updated_at)
+                    VALUES ('invoice', 'Send invoice 12', 'low', '{}', 'pending', 1, 1)`;
+    try {
+      const first = await connect();
+      let second = await connect();
+      while ((await slotOf(second)) !== (await slotOf(first))) second = await connect();
+      await first.query('BEGIN');
+      await first.query(insert);
+      await second.query('BEGIN');
+      // Had the tally row been taken at the first's INSERT, the second would wait for it, and fail here.
+      await second.query("SET LOCAL lock_timeout = '10s'");
+      await second.query(insert);
+      await second.query('COMMIT');
+      await first.query('COMMIT');
+    } finally {
+      for (const client of clients) await client.end();
+    }
+    await expectStatisticsOfTheRows();
+  });
+
   it.runIf(TEST_DATABASE_URL)('on PostgreSQL, folds the slots back into one row per kind when the migration is undone', async () => {
     const context = server.test.sequelize.getQueryInterface();
     await tallySlots.down({ context });

@@ -17,7 +17,7 @@ const DAY_MS = 86_400_000;
 export const KEY = ['organization_id', 'task_type', 'framework', 'urgency', 'status'] as const;
 
 /** Columns a change to which moves a review's contribution. */
-const COUNTED = [...KEY, 'confidence_score', 'created_at', 'decided_at'];
+export const COUNTED = [...KEY, 'confidence_score', 'created_at', 'decided_at'];
 
 type Row = 'NEW' | 'OLD';
 type Dialect = 'sqlite' | 'postgres';
