@@ -98,7 +98,7 @@ export function createApp(options: AppOptions): Express {
   app.use(openApiValidation(options.validateResponses ?? false));
   for (const access of edition.operationAccess) app.use(access);
 
-  app.use(reviewRoutes({ reviews: options.reviews, blockingTimeoutSeconds: options.blockingTimeoutSeconds, attachments: options.attachments, files: options.files }));
+  reviewRoutes(app, { reviews: options.reviews, blockingTimeoutSeconds: options.blockingTimeoutSeconds, attachments: options.attachments, files: options.files });
   app.use(feedbackRoutes(options.feedback));
   app.use(attachmentRoutes(options.attachments, options.files));
   app.use(statisticsRoutes(options.statistics));

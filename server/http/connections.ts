@@ -89,8 +89,11 @@ export function connectionLimitsFor(needs: DescriptorNeeds, fileLimit: number | 
 }
 
 interface Connection {
-  /** Requests received on it and not yet answered, refusals included. */
-  unanswered: Set<http.ServerResponse>;
+  /**
+   * Requests received on it and not yet answered, refusals included: almost always one, so a
+   * list (a set costs a hash table for each of the thousands of agents holding a request open).
+   */
+  unanswered: http.ServerResponse[];
   /** The turn in which it last fell idle: when it was accepted, or its last answer went out. */
   idleSince: number;
 }
@@ -229,7 +232,7 @@ export class ClientConnections {
     if (this.unreadableAnswered.has(socket)) return;
     const connection = this.open.get(socket);
     // Not answered in the middle of another answer (a request that took too long may have none yet: Node's own answers it too).
-    const answering = connection && [...connection.unanswered].some((res) => res.headersSent);
+    const answering = connection && connection.unanswered.some((res) => res.headersSent);
     if (!connection || answering || error.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
     // Not closed to make room while its answer goes out.
     this.unreadableAnswered.add(socket);
@@ -264,7 +267,7 @@ export class ClientConnections {
   drain(): void {
     this.draining = true;
     for (const [socket, connection] of this.open) {
-      if (connection.unanswered.size === 0) socket.destroy();
+      if (connection.unanswered.length === 0) socket.destroy();
       for (const res of connection.unanswered) if (!res.headersSent) res.setHeader('Connection', 'close');
     }
   }
@@ -281,7 +284,7 @@ export class ClientConnections {
    */
   dropUnfinishedRequests(): number {
     for (const [socket, connection] of this.open) {
-      if ([...connection.unanswered].some((res) => !res.req.complete)) socket.destroy();
+      if (connection.unanswered.some((res) => !res.req.complete)) socket.destroy();
     }
     return this.unanswered;
   }
@@ -293,10 +296,11 @@ export class ClientConnections {
       if (!idle) return refuseConnection(socket, `the server holds its maximum of ${this.limits.maxConnections} connections, all busy; retry shortly`);
       this.close(idle);
     }
-    const connection: Connection = { unanswered: new Set(), idleSince: this.turn };
+    const connection: Connection = { unanswered: [], idleSince: this.turn };
     this.open.set(socket, connection);
     this.fellIdle(socket, connection, this.idleUnused);
-    socket.once('close', () => this.forget(socket));
+    // `on`, not `once`: a socket closes once, and `once` would add a wrapper and its state to every connection.
+    socket.on('close', () => this.forget(socket));
   }
 
   private busyConnections(): number {
@@ -306,21 +310,26 @@ export class ClientConnections {
   private taken(socket: Socket, connection: Connection, res: http.ServerResponse): void {
     this.idleUnused.delete(socket);
     this.idleKeptAlive.delete(socket);
-    connection.unanswered.add(res);
+    // A list of one made as one: pushed onto an empty list, V8 would reserve room for seventeen.
+    if (connection.unanswered.length === 0) connection.unanswered = [res];
+    else connection.unanswered.push(res);
     this.unanswered += 1;
+    // Both fire for an answer sent (the second finds it answered); `once` would add a wrapper and its state to each.
     const done = (): void => this.answered(socket, connection, res);
-    res.once('finish', done);
-    res.once('close', done);
+    res.on('finish', done);
+    res.on('close', done);
   }
 
   private answered(socket: Socket, connection: Connection, res: http.ServerResponse): void {
-    if (!connection.unanswered.delete(res)) return;
+    const index = connection.unanswered.indexOf(res);
+    if (index === -1) return;
+    connection.unanswered.splice(index, 1);
     this.unanswered -= 1;
     if (!this.draining) {
-      if (connection.unanswered.size === 0 && this.open.has(socket)) this.fellIdle(socket, connection, this.idleKeptAlive);
+      if (connection.unanswered.length === 0 && this.open.has(socket)) this.fellIdle(socket, connection, this.idleKeptAlive);
       return;
     }
-    if (connection.unanswered.size === 0) socket.destroySoon();
+    if (connection.unanswered.length === 0) socket.destroySoon();
     if (this.unanswered > 0) return;
     const listeners = this.settledListeners;
     this.settledListeners = [];

@@ -19,41 +19,48 @@ function hasBody(req: IncomingMessage): boolean {
  */
 export function answerAfterBody(req: IncomingMessage, res: ServerResponse): void {
   if (!hasBody(req)) return;
-  const end = res.end;
-  res.end = function endAfterBody(this: ServerResponse, ...args: unknown[]) {
-    res.end = end;
-    const send = (): void => void (end as (...a: unknown[]) => ServerResponse).apply(this, args);
-    const closeAfter = (): void => {
-      if (!res.headersSent) res.setHeader('Connection', 'close');
-    };
-    if (req.complete || req.destroyed) return send(), this;
-    if (Number(req.headers['content-length'] ?? 0) > MAX_DROPPED_BYTES) return closeAfter(), send(), this;
-    let dropped = 0;
-    let sent = false;
-    let stalled: NodeJS.Timeout | undefined;
-    const sendOnce = (): void => {
-      clearTimeout(stalled);
-      if (sent) return;
-      sent = true;
-      send();
-    };
-    const giveUp = (): void => {
-      closeAfter();
-      sendOnce();
-    };
-    const waitForMore = (): void => {
-      clearTimeout(stalled);
-      stalled = setTimeout(giveUp, STALLED_BODY_MS);
-    };
-    req.on('data', (chunk: Buffer) => {
-      dropped += chunk.length;
-      if (dropped > MAX_DROPPED_BYTES) giveUp();
-      else if (!sent) waitForMore();
-    });
-    req.once('end', sendOnce);
-    req.once('close', sendOnce);
-    waitForMore();
-    req.resume();
-    return this;
-  } as typeof res.end;
+  // One function for every response, not a closure per request: it is kept for as long as the
+  // request is held, and thousands of agents may hold a blocking create open.
+  res.end = endAfterBody as typeof res.end;
+}
+
+function endAfterBody(this: ServerResponse, ...args: unknown[]): ServerResponse {
+  const res = this;
+  const { req } = res;
+  // The response's own `end`, as it was before `answerAfterBody` stood in for it.
+  const end = Object.getPrototypeOf(res).end as (...a: unknown[]) => ServerResponse;
+  res.end = end as typeof res.end;
+  const send = (): void => void end.apply(res, args);
+  const closeAfter = (): void => {
+    if (!res.headersSent) res.setHeader('Connection', 'close');
+  };
+  if (req.complete || req.destroyed) return send(), res;
+  if (Number(req.headers['content-length'] ?? 0) > MAX_DROPPED_BYTES) return closeAfter(), send(), res;
+  let dropped = 0;
+  let sent = false;
+  let stalled: NodeJS.Timeout | undefined;
+  const sendOnce = (): void => {
+    clearTimeout(stalled);
+    if (sent) return;
+    sent = true;
+    send();
+  };
+  const giveUp = (): void => {
+    closeAfter();
+    sendOnce();
+  };
+  const waitForMore = (): void => {
+    clearTimeout(stalled);
+    stalled = setTimeout(giveUp, STALLED_BODY_MS);
+  };
+  req.on('data', (chunk: Buffer) => {
+    dropped += chunk.length;
+    if (dropped > MAX_DROPPED_BYTES) giveUp();
+    else if (!sent) waitForMore();
+  });
+  req.once('end', sendOnce);
+  req.once('close', sendOnce);
+  waitForMore();
+  req.resume();
+  return res;
 }

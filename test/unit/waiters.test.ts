@@ -56,6 +56,21 @@ describe('DecisionWaiters', () => {
     bus.publish(committed('review.decided', decided(1)));
   });
 
+  it('lets one of a review\'s waiters go without losing the others, first, middle or last', async () => {
+    for (const leaving of [0, 1, 2]) {
+      const bus = new EventFeed();
+      const waiters = new DecisionWaiters(bus);
+      const controllers = [new AbortController(), new AbortController(), new AbortController()];
+      const outcomes = controllers.map((controller) => waiters.wait(1, 60_000, controller.signal));
+      controllers[leaving].abort();
+      bus.publish(committed('review.decided', decided(1)));
+      const kinds = (await Promise.all(outcomes)).map((outcome) => outcome.kind);
+      expect(kinds).toEqual(kinds.map((_, n) => (n === leaving ? 'aborted' : 'decided')));
+      expect(waiters.count).toBe(0);
+      expect(waiters.waitedReviews()).toEqual([]);
+    }
+  });
+
   it('answers every waiter with shutdown and refuses new ones', async () => {
     const waiters = new DecisionWaiters(new EventFeed());
     const pending = [waiters.wait(1, 60_000), waiters.wait(2, 60_000)];

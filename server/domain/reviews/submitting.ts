@@ -14,6 +14,7 @@ import type { Workflows } from '../workflows/workflows';
 import type { AttachmentService, Upload } from './attachments';
 import type { ReadReviews } from './reading';
 import type { WaitForDecision } from './waiting';
+import type { WaitOutcome, WaitSignal } from './waiters';
 import type { DecisionReceipts } from './receipts';
 
 export interface SubmitReviewOptions {
@@ -55,7 +56,7 @@ export interface SubmitOptions {
   /** Wait this long for the decision; absent, answer once the review is stored. */
   waitMs?: number;
   /** Aborts the wait (the client went away). */
-  signal?: AbortSignal;
+  signal?: WaitSignal;
   /** An `Idempotency-Key` and the digest of the body it came with. */
   idempotency?: Omit<IdempotencyClaim, 'caller'>;
   /**
@@ -121,8 +122,15 @@ export class SubmitReview {
     return attachments;
   }
 
-  private async answerWhenDecided(scope: Scope, reviewId: number, replayed: boolean, waitMs: number, signal: AbortSignal | undefined): Promise<SubmitOutcome> {
-    const outcome = await this.options.waiting.wait(scope, reviewId, waitMs, signal);
+  /**
+   * The wait's outcome as the caller's answer. Chained rather than awaited: a suspended frame
+   * would be kept, with its registers, for as long as the agent waits.
+   */
+  private answerWhenDecided(scope: Scope, reviewId: number, replayed: boolean, waitMs: number, signal: WaitSignal | undefined): Promise<SubmitOutcome> {
+    return this.options.waiting.wait(scope, reviewId, waitMs, signal).then((outcome) => this.answerTo(scope, reviewId, replayed, outcome));
+  }
+
+  private async answerTo(scope: Scope, reviewId: number, replayed: boolean, outcome: WaitOutcome): Promise<SubmitOutcome> {
     switch (outcome.kind) {
       case 'decided':
         return { kind: 'decided', review: outcome.review, replayed };

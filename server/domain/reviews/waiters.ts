@@ -7,8 +7,59 @@ export type WaitOutcome =
   | { kind: 'aborted' }
   | { kind: 'shutdown' };
 
-interface Waiter {
-  settle(outcome: WaitOutcome): void;
+/**
+ * What ends a wait early: its caller going away. An `AbortSignal` is one; the API passes one
+ * far smaller (`http/waiting.ts`), since thousands of agents may be waiting at once.
+ */
+export interface WaitSignal {
+  readonly aborted: boolean;
+  addEventListener(type: 'abort', listener: { handleEvent(): void }): void;
+  removeEventListener(type: 'abort', listener: { handleEvent(): void }): void;
+}
+
+const TIMEOUT: WaitOutcome = { kind: 'timeout' };
+const ABORTED: WaitOutcome = { kind: 'aborted' };
+const SHUTDOWN: WaitOutcome = { kind: 'shutdown' };
+
+/**
+ * One waiting request. Everything a wait holds is here, in one object: no closures of its own
+ * (it is its signal's listener, and its timer's argument), and the waiters of one review are a
+ * list through `next`, so a review with one waiter costs no set.
+ */
+class Waiter {
+  next: Waiter | undefined = undefined;
+  previous: Waiter | undefined = undefined;
+  settled = false;
+  readonly timer: NodeJS.Timeout;
+
+  constructor(
+    private readonly waiters: DecisionWaiters,
+    readonly reviewId: number,
+    timeoutMs: number,
+    private readonly signal: WaitSignal | undefined,
+    private readonly resolve: (outcome: WaitOutcome) => void,
+  ) {
+    this.timer = setTimeout(timeOut, timeoutMs, this);
+    signal?.addEventListener('abort', this);
+  }
+
+  /** The signal aborted. */
+  handleEvent(): void {
+    this.settle(ABORTED);
+  }
+
+  settle(outcome: WaitOutcome): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.waiters.forget(this);
+    clearTimeout(this.timer);
+    this.signal?.removeEventListener('abort', this);
+    this.resolve(outcome);
+  }
+}
+
+function timeOut(waiter: Waiter): void {
+  waiter.settle(TIMEOUT);
 }
 
 /**
@@ -18,7 +69,8 @@ interface Waiter {
  * or shutdown — and leaves no timer or listener behind.
  */
 export class DecisionWaiters {
-  private readonly byReview = new Map<number, Set<Waiter>>();
+  /** The first waiter of each review waited on; the others follow it through `next`. */
+  private readonly byReview = new Map<number, Waiter>();
   private size = 0;
   private closed = false;
 
@@ -36,23 +88,10 @@ export class DecisionWaiters {
     return this.size;
   }
 
-  wait(reviewId: number, timeoutMs: number, signal?: AbortSignal): Promise<WaitOutcome> {
-    if (this.closed) return Promise.resolve({ kind: 'shutdown' });
-    if (signal?.aborted) return Promise.resolve({ kind: 'aborted' });
-    return new Promise((resolve) => {
-      const onAbort = (): void => waiter.settle({ kind: 'aborted' });
-      const timer = setTimeout(() => waiter.settle({ kind: 'timeout' }), timeoutMs);
-      const waiter: Waiter = {
-        settle: (outcome) => {
-          if (!this.remove(reviewId, waiter)) return;
-          clearTimeout(timer);
-          signal?.removeEventListener('abort', onAbort);
-          resolve(outcome);
-        },
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
-      this.add(reviewId, waiter);
-    });
+  wait(reviewId: number, timeoutMs: number, signal?: WaitSignal): Promise<WaitOutcome> {
+    if (this.closed) return Promise.resolve(SHUTDOWN);
+    if (signal?.aborted) return Promise.resolve(ABORTED);
+    return new Promise((resolve) => this.add(new Waiter(this, reviewId, timeoutMs, signal, resolve)));
   }
 
   /** The reviews someone is waiting on: what to re-check when events may have been missed. */
@@ -62,30 +101,38 @@ export class DecisionWaiters {
 
   /** Releases a review's waiters, e.g. when a re-check finds the decision already stored. */
   wake(reviewId: number, outcome: WaitOutcome): void {
-    for (const waiter of [...(this.byReview.get(reviewId) ?? [])]) waiter.settle(outcome);
+    for (let waiter = this.byReview.get(reviewId); waiter; ) {
+      const next = waiter.next;
+      waiter.settle(outcome);
+      waiter = next;
+    }
   }
 
   /** Answers every waiter with `shutdown` and refuses new ones. */
   shutdown(): void {
     this.closed = true;
-    for (const reviewId of [...this.byReview.keys()]) this.wake(reviewId, { kind: 'shutdown' });
+    for (const reviewId of [...this.byReview.keys()]) this.wake(reviewId, SHUTDOWN);
   }
 
-  private add(reviewId: number, waiter: Waiter): void {
-    let set = this.byReview.get(reviewId);
-    if (!set) {
-      set = new Set();
-      this.byReview.set(reviewId, set);
+  private add(waiter: Waiter): void {
+    const first = this.byReview.get(waiter.reviewId);
+    if (first) {
+      waiter.next = first.next;
+      waiter.previous = first;
+      if (first.next) first.next.previous = waiter;
+      first.next = waiter;
+    } else {
+      this.byReview.set(waiter.reviewId, waiter);
     }
-    set.add(waiter);
     this.size += 1;
   }
 
-  private remove(reviewId: number, waiter: Waiter): boolean {
-    const set = this.byReview.get(reviewId);
-    if (!set?.delete(waiter)) return false;
-    if (set.size === 0) this.byReview.delete(reviewId);
+  /** Takes a settling waiter out of its review's list. */
+  forget(waiter: Waiter): void {
+    if (waiter.previous) waiter.previous.next = waiter.next;
+    else if (waiter.next) this.byReview.set(waiter.reviewId, waiter.next);
+    else this.byReview.delete(waiter.reviewId);
+    if (waiter.next) waiter.next.previous = waiter.previous;
     this.size -= 1;
-    return true;
   }
 }

@@ -4,10 +4,22 @@ import { INSTALLATION, type Scope } from '../shared/principal';
 import type { Clock, Log, Tx, UnitOfWork } from '../shared/unit-of-work';
 import type { ReviewRepository, ReviewWaitRepository } from './ports';
 import type { ReviewRecord } from './records';
-import type { DecisionWaiters, WaitOutcome } from './waiters';
+import type { DecisionWaiters, WaitOutcome, WaitSignal } from './waiters';
 
 /** How soon a client refused for want of waiting room should try again. */
 const WAITING_ROOM_RETRY_SECONDS = 5;
+
+interface Shown {
+  waits: ReviewWaitRepository;
+  unitOfWork: UnitOfWork;
+  /** The review as readers get it (with its workflow's progress), for the event's payload. */
+  read: (scope: Scope, reviewId: number) => Promise<ReviewRecord>;
+  log: Pick<Log, 'error'>;
+}
+
+function reportShowing(shown: Shown, step: 'record' | 'remove', reviewId: number, error: unknown): void {
+  shown.log.error(`could not ${step} a wait on a review`, { review_id: reviewId, error: String(error) });
+}
 
 export interface WaitForDecisionOptions {
   reviews: Pick<ReviewRepository, 'findById'>;
@@ -19,13 +31,7 @@ export interface WaitForDecisionOptions {
    * the unit of work that writes them and their `review.waiting` events; absent, waits are
    * held but not shown.
    */
-  shown?: {
-    waits: ReviewWaitRepository;
-    unitOfWork: UnitOfWork;
-    /** The review as readers get it (with its workflow's progress), for the event's payload. */
-    read: (scope: Scope, reviewId: number) => Promise<ReviewRecord>;
-    log: Pick<Log, 'error'>;
-  };
+  shown?: Shown;
   clock?: Clock;
 }
 
@@ -62,7 +68,7 @@ export class WaitForDecision {
    * shuts down. Subscribes before reading the row, so a decision that commits in between is
    * caught either by the read or by the event.
    */
-  async wait(scope: Scope, reviewId: number, timeoutMs: number, signal?: AbortSignal): Promise<WaitOutcome> {
+  async wait(scope: Scope, reviewId: number, timeoutMs: number, signal?: WaitSignal): Promise<WaitOutcome> {
     const { waiters, reviews } = this.options;
     // Before the timer starts: a wait that timed out never shows as still waiting.
     const until = this.clock() + timeoutMs;
@@ -80,37 +86,47 @@ export class WaitForDecision {
   /**
    * Writes the wait down while it lasts, so every process's readers see `waiting_until`, and
    * tells live streams when that moves. It runs beside the wait and never fails it: a wait not
-   * shown still gets its decision, and a row left behind stops counting at its `until`.
+   * shown still gets its decision, and a row left behind stops counting at its `until`. While
+   * the agent waits it holds one link on the outcome and the row's id, nothing more.
    */
   private show(scope: Scope, reviewId: number, until: number, outcome: Promise<WaitOutcome>): void {
     const { shown } = this.options;
     if (!shown) return;
-    const { waits, unitOfWork, read, log } = shown;
-    const report = (step: string) => (error: unknown) => log.error(`could not ${step} a wait on a review`, { review_id: reviewId, error: String(error) });
-    const started = (async () => {
+    const started = this.startShowing(shown, scope, reviewId, until);
+    void outcome.then((ended) => this.stopShowing(shown, scope, reviewId, started, ended));
+  }
+
+  /** The id of the wait's row, or null when it could not be written (reported). */
+  private async startShowing(shown: Shown, scope: Scope, reviewId: number, until: number): Promise<number | null> {
+    const { waits, unitOfWork, read } = shown;
+    try {
       // Read before the write, outside its transaction: a workflow's progress is read on a connection of its own.
       const review = await read(scope, reviewId);
-      return unitOfWork.run(async (tx) => {
+      return await unitOfWork.run(async (tx) => {
         const wait = await waits.start(tx, reviewId, until, this.clock());
         if (wait.raised) await this.announce(tx, scope, review, wait.latest);
         return wait.id;
       });
-    })().catch((error: unknown) => {
-      report('record')(error);
+    } catch (error) {
+      reportShowing(shown, 'record', reviewId, error);
       return null;
-    });
-    void outcome
-      .then(async (ended) => {
-        const waitId = await started;
-        // A decision says itself that nobody waits; at shutdown the process removes all its waits at once.
-        if (waitId === null || ended.kind === 'shutdown') return;
-        const review = ended.kind === 'decided' ? null : await read(scope, reviewId);
-        await unitOfWork.run(async (tx) => {
-          const { lowered, latest } = await waits.end(tx, waitId, this.clock());
-          if (lowered && review) await this.announce(tx, scope, review, latest);
-        });
-      })
-      .catch(report('remove'));
+    }
+  }
+
+  private async stopShowing(shown: Shown, scope: Scope, reviewId: number, started: Promise<number | null>, ended: WaitOutcome): Promise<void> {
+    const { waits, unitOfWork, read } = shown;
+    try {
+      const waitId = await started;
+      // A decision says itself that nobody waits; at shutdown the process removes all its waits at once.
+      if (waitId === null || ended.kind === 'shutdown') return;
+      const review = ended.kind === 'decided' ? null : await read(scope, reviewId);
+      await unitOfWork.run(async (tx) => {
+        const { lowered, latest } = await waits.end(tx, waitId, this.clock());
+        if (lowered && review) await this.announce(tx, scope, review, latest);
+      });
+    } catch (error) {
+      reportShowing(shown, 'remove', reviewId, error);
+    }
   }
 
   /**

@@ -1,9 +1,11 @@
-import { Router, type Request, type Response } from 'express';
+import type { IRouter, Request, Response } from 'express';
 import { type AttachmentService, normalizeContentType, type Upload } from '../../domain/reviews/attachments';
 import { AppError, invalidInput } from '../../domain/shared/errors';
 import type { Scope } from '../../domain/shared/principal';
 import type { DecisionInput, DecisionRecord, ReviewFilters, ReviewInput, ReviewOrder, ReviewRecord } from '../../domain/reviews/records';
+import type { SubmitOutcome } from '../../domain/reviews/submitting';
 import type { ReviewUseCases } from '../../domain/reviews/use-cases';
+import type { WaitOutcome } from '../../domain/reviews/waiters';
 import type { AttachmentFiles } from '../../storage/attachment-files';
 import { sendProblem } from '../problems';
 import { principalOf } from '../auth';
@@ -32,6 +34,14 @@ const MAX_REVIEW_PART_CHARACTERS = 1024 * 1024;
 interface CreateRequest {
   body: CreateBody;
   uploads: Upload[];
+}
+
+/** How a create was asked for, as its answer needs it. */
+interface CreateAsked {
+  multipart: boolean;
+  waitSeconds: number;
+  /** `Prefer: wait=N` set the wait: the answer says it was applied. */
+  waitPreferred: boolean;
 }
 
 function isMultipart(req: Request): boolean {
@@ -104,8 +114,13 @@ function booleanFilter(req: Request, name: 'decided' | 'waiting'): Partial<Recor
   return value === undefined ? {} : { [name]: String(value) === 'true' };
 }
 
-export function reviewRoutes({ reviews, blockingTimeoutSeconds, attachments, files }: ReviewRoutesOptions): Router {
-  const router = Router();
+/**
+ * Registers the review endpoints on `routes`, the app itself rather than a router of their own:
+ * a request held inside a mounted router keeps that router's dispatch state (its `next`, and
+ * what restores the outer router's, about 0.7 KB) for as long as it is held, and thousands of
+ * agents may hold a blocking create or a long-poll open for an hour.
+ */
+export function reviewRoutes(routes: IRouter, { reviews, blockingTimeoutSeconds, attachments, files }: ReviewRoutesOptions): void {
 
   /** A create that carried files answers with the review's attachments listed. */
   async function withAttachments(scope: Scope, review: ReviewRecord, listed: boolean): Promise<ReviewRecord> {
@@ -190,7 +205,7 @@ export function reviewRoutes({ reviews, blockingTimeoutSeconds, attachments, fil
    *       '507': { $ref: '#/components/responses/InsufficientStorage' }
    *       '503': { $ref: '#/components/responses/ServiceUnavailable' }
    */
-  router.post('/reviews', async (req: Request<Record<string, string>, unknown, CreateBody>, res) => {
+  routes.post('/reviews', async (req: Request<Record<string, string>, unknown, CreateBody>, res) => {
     const multipart = isMultipart(req);
     const { body, uploads }: CreateRequest = multipart ? await receiveCreate(req, res, attachments, files) : { body: req.body, uploads: [] };
     const { blocking = false, ...input } = body;
@@ -199,35 +214,42 @@ export function reviewRoutes({ reviews, blockingTimeoutSeconds, attachments, fil
     const principal = principalOf(res);
     // What the files were is part of the request a key stands for: the same review with other files is another request.
     const fileDigests = multipart ? uploads.map((upload) => ({ name: upload.fileName ?? null, type: upload.contentType, sha256: upload.incoming.sha256 })) : undefined;
-    const outcome = await reviews.submitting.submit(principal, input, {
+    const submitted = reviews.submitting.submit(principal, input, {
       waitMs: blocking ? waitSeconds * 1000 : undefined,
       signal: blocking ? clientGoneSignal(req, res) : undefined,
       idempotency: idempotencyOf(req, fileDigests),
       uploads,
     });
+    // The review's fields are the use case's now; an agent may wait an hour with its request held.
+    (req as Request).body = undefined;
+    // Chained, not awaited: a suspended handler would keep its whole frame while the agent waits.
+    return submitted.then((outcome) => answerCreate(res, principal.scope, outcome, { multipart, waitSeconds, waitPreferred: blocking && preferred !== undefined }));
+  });
+
+  async function answerCreate(res: Response, scope: Scope, outcome: SubmitOutcome, asked: CreateAsked): Promise<void> {
     if (outcome.kind === 'aborted') return;
     // A replayed blocking create waits on the original review, as the first request did.
     if (outcome.replayed) res.set('Idempotent-Replayed', 'true');
-    if (blocking && preferred !== undefined) res.set('Preference-Applied', `wait=${waitSeconds}`);
+    if (asked.waitPreferred) res.set('Preference-Applied', `wait=${asked.waitSeconds}`);
     const reviewId = outcome.kind === 'shutdown' ? outcome.reviewId : outcome.review.id;
     res.location(`/reviews/${reviewId}`);
     switch (outcome.kind) {
       case 'stored':
       case 'decided':
-        res.status(201).json(await withAttachments(principal.scope, outcome.review, multipart));
+        res.status(201).json(await withAttachments(scope, outcome.review, asked.multipart));
         return;
       case 'timeout':
         // RFC 9110 asks a 408 to close the connection; it also stops clients from silently resending.
         res.set('Connection', 'close');
-        sendProblem(res, 408, `no decision within ${waitSeconds} s; review ${reviewId} stays pending — fetch GET /reviews/${reviewId}/decision later`, {
+        sendProblem(res, 408, `no decision within ${asked.waitSeconds} s; review ${reviewId} stays pending — fetch GET /reviews/${reviewId}/decision later`, {
           review_id: reviewId,
-          review: await withAttachments(principal.scope, outcome.review, multipart),
+          review: await withAttachments(scope, outcome.review, asked.multipart),
         });
         return;
       case 'shutdown':
         answerShuttingDown(res, reviewId, `review ${reviewId} stays pending — fetch its decision later`);
     }
-  });
+  }
 
   /**
    * @openapi
@@ -287,7 +309,7 @@ export function reviewRoutes({ reviews, blockingTimeoutSeconds, attachments, fil
    *       '403': { $ref: '#/components/responses/Forbidden' }
    *       '429': { $ref: '#/components/responses/TooManyRequests' }
    */
-  router.get('/reviews', async (req, res) => {
+  routes.get('/reviews', async (req, res) => {
     const page = queryInteger(req, 'page', 1);
     const pageSize = queryInteger(req, 'page_size', 20);
     const order = (req.query.sort ?? 'newest') as ReviewOrder;
@@ -318,7 +340,7 @@ export function reviewRoutes({ reviews, blockingTimeoutSeconds, attachments, fil
    *       '404': { $ref: '#/components/responses/NotFound' }
    *       '429': { $ref: '#/components/responses/TooManyRequests' }
    */
-  router.get('/reviews/:review_id', async (req, res) => {
+  routes.get('/reviews/:review_id', async (req, res) => {
     res.json(await reviews.reading.get(principalOf(res).scope, reviewIdOf(req)));
   });
 
@@ -371,7 +393,7 @@ export function reviewRoutes({ reviews, blockingTimeoutSeconds, attachments, fil
    *       '429': { $ref: '#/components/responses/TooManyRequests' }
    *       '507': { $ref: '#/components/responses/InsufficientStorage' }
    */
-  router.post('/reviews/:review_id/decide', async (req: Request<{ review_id: string }, unknown, DecisionInput>, res) => {
+  routes.post('/reviews/:review_id/decide', async (req: Request<{ review_id: string }, unknown, DecisionInput>, res) => {
     const outcome = await reviews.deciding.decideAs(principalOf(res), reviewIdOf(req), req.body);
     if (outcome.kind === 'voted') res.status(202).json(outcome.vote);
     else res.json(outcome.decision);
@@ -410,7 +432,7 @@ export function reviewRoutes({ reviews, blockingTimeoutSeconds, attachments, fil
    *       '429': { $ref: '#/components/responses/TooManyRequests' }
    *       '503': { $ref: '#/components/responses/ServiceUnavailable' }
    */
-  router.get('/reviews/:review_id/decision', async (req, res) => {
+  routes.get('/reviews/:review_id/decision', async (req, res) => {
     const reviewId = reviewIdOf(req);
     const waitSeconds = queryInteger(req, 'wait', 0);
     if (waitSeconds > blockingTimeoutSeconds) {
@@ -424,13 +446,10 @@ export function reviewRoutes({ reviews, blockingTimeoutSeconds, attachments, fil
       return;
     }
     reviews.waiting.checkRoom();
-    const outcome = await reviews.waiting.wait(scope, reviewId, waitSeconds * 1000, clientGoneSignal(req, res));
-    if (outcome.kind === 'decided') sendDecision(res, outcome.review.decision);
-    else if (outcome.kind === 'timeout') sendDecision(res, null);
-    else if (outcome.kind === 'shutdown') answerShuttingDown(res, reviewId, 'ask again shortly');
+    // Chained, not awaited, as a blocking create's wait is.
+    return reviews.waiting.wait(scope, reviewId, waitSeconds * 1000, clientGoneSignal(req, res)).then((outcome) => answerLongPoll(res, reviewId, outcome));
   });
 
-  return router;
 }
 
 /**
@@ -440,6 +459,12 @@ export function reviewRoutes({ reviews, blockingTimeoutSeconds, attachments, fil
 function sendDecision(res: Response, decision: DecisionRecord | null): void {
   if (decision) res.json(decision);
   else res.type('application/json').send('null');
+}
+
+function answerLongPoll(res: Response, reviewId: number, outcome: WaitOutcome): void {
+  if (outcome.kind === 'decided') sendDecision(res, outcome.review.decision);
+  else if (outcome.kind === 'timeout') sendDecision(res, null);
+  else if (outcome.kind === 'shutdown') answerShuttingDown(res, reviewId, 'ask again shortly');
 }
 
 function answerShuttingDown(res: Response, reviewId: number, advice: string): void {
