@@ -82,8 +82,12 @@ describe("the organization's last active admin", () => {
     );
     for (const [i, { key }] of organizations.entries()) {
       const pair = answers.slice(2 * i, 2 * i + 2);
-      expect(pair.map((answer) => answer.status).sort()).toEqual([200, 409]);
-      expectProblem(pair.find((answer) => answer.status === 409)!, 409, /last active admin/);
+      // The refused one is refused as the last admin's demotion (409) when both ran at once, or,
+      // when the other had committed before it was let in, because its caller is no admin any more (403).
+      const [made, refused] = [...pair].sort((a, b) => a.status - b.status);
+      expect(made.status).toBe(200);
+      if (refused.status === 409) expectProblem(refused, 409, /last active admin/);
+      else expectProblem(refused, 403, /admin/);
       const users = (await call(server.url, 'GET', '/users', undefined, bearer(key))).body.users as Array<{ role: string; is_active: boolean }>;
       expect(users.filter((user) => user.role === 'admin' && user.is_active)).toHaveLength(1);
     }
