@@ -1,7 +1,4 @@
-import type { DomainEvent, EntrySummary, OrganizationChange, OutboxEntry, Revocation } from '../domain/shared/events';
-
-/** An entry as a transaction writes it, before the outbox gives it its id. */
-type Unnumbered = DomainEvent | Revocation | OrganizationChange;
+import type { EntrySummary, OutboxEntry, OutboxInput } from '../domain/shared/events';
 
 /**
  * What a NOTIFY on the events channel says of the entries a transaction committed:
@@ -26,7 +23,7 @@ const TYPES = new Map(Object.entries(CODES).map(([type, code]) => [code, type as
 const MAX_PAYLOAD_BYTES = 7_000;
 
 /** What a notification says of an entry after its id. */
-function summaryAfterId(entry: Unnumbered): string {
+function summaryAfterId(entry: OutboxInput): string {
   if (entry.type === 'principal.revoked' || entry.type === 'organization.changed') return `:${CODES[entry.type]}:0`;
   const code = entry.type === 'review.created' && entry.payload.expires_at !== null ? EXPIRING : CODES[entry.type];
   return `:${code}:${entry.review_id}`;
@@ -40,7 +37,7 @@ function summaryText(entry: OutboxEntry): string {
  * The payload of the notification announcing one entry, as the text before and after its id:
  * the statement that stores the entry, which gives it its id, sends it too.
  */
-export function notificationAroundId(origin: string, entry: Unnumbered): { before: string; after: string } {
+export function notificationAroundId(origin: string, entry: OutboxInput): { before: string; after: string } {
   return { before: `${origin} `, after: summaryAfterId(entry) };
 }
 

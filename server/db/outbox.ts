@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { QueryTypes, type Transaction } from 'sequelize';
-import type { DomainEvent, EventPayloads, EventType, OrganizationChange, OutboxEntry, PublishedEvent, Revocation } from '../domain/shared/events';
+import type { EventPayloads, EventType, OrganizationChange, OutboxEntry, OutboxInput, PublishedEvent, Revocation } from '../domain/shared/events';
 import type { Scope } from '../domain/shared/principal';
 import type { Database } from './database';
 import { notificationAroundId, notificationPayloads } from './event-notifications';
@@ -34,8 +34,6 @@ interface OutboxRow {
 const REVOKED: Revocation['type'] = 'principal.revoked';
 const CHANGED: OrganizationChange['type'] = 'organization.changed';
 
-/** What a transaction writes to the outbox: its events, and the entries that travel with them. */
-export type OutboxInput = DomainEvent | Revocation | OrganizationChange;
 
 function rowOf(entry: OutboxInput, now: number): Omit<OutboxRow, 'id' | 'agent_id'> & { created_at: number } {
   // A revocation or an organization change concerns no review: the column takes no null, so 0.

@@ -63,6 +63,9 @@ export interface OrganizationChange {
 
 export type PublishedOrganizationChange = OrganizationChange & { id: number };
 
+/** What a transaction writes to the outbox, before the outbox numbers it: its events, and the entries that travel with them. */
+export type OutboxInput = DomainEvent | Revocation | OrganizationChange;
+
 /** What the outbox holds: events, and the revocations and organization changes that travel with them. */
 export type OutboxEntry = PublishedEvent | PublishedRevocation | PublishedOrganizationChange;
 
