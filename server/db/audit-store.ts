@@ -30,23 +30,11 @@ const INSERT = `INSERT INTO audit_log (organization_id, actor_type, actor_id, ac
                 VALUES ($organization_id, $actor_type, $actor_id, $actor_label, $action, $target_type, $target_id, $data, $created_at, $sequence, $prev_hash, $hash)`;
 
 /**
- * PostgreSQL: an organization's one entry of a transaction appended in one statement — its head
- * locked (the newest version, once another appender commits), moved on, and the entry linked to
- * it, the hash computed as `entryHash` does. The head stays locked until the transaction ends:
- * by taking it in the transaction's last statement before COMMIT rather than three round trips
- * earlier, concurrent appenders (every create of one organization) wait about half as long. No row
- * when the organization has no head yet.
+ * PostgreSQL: an entry waiting for COMMIT, when a deferred trigger links it into its
+ * organization's chain (migration 0027), so no head stays locked while the transaction goes on.
  */
-const APPEND_ONE = `WITH previous AS (SELECT sequence, hash FROM audit_heads WHERE organization_id = $organization_id FOR UPDATE),
-  head AS (
-    UPDATE audit_heads SET sequence = previous.sequence + 1, hash = encode(sha256(convert_to(previous.hash || $hashed, 'UTF8')), 'hex')
-    FROM previous WHERE audit_heads.organization_id = $organization_id
-    RETURNING audit_heads.sequence, audit_heads.hash, previous.hash AS prev_hash
-  )
-  INSERT INTO audit_log (organization_id, actor_type, actor_id, actor_label, action, target_type, target_id, data, created_at, sequence, prev_hash, hash)
-  SELECT $organization_id::integer, $actor_type::text, $actor_id::text, $actor_label::text, $action::text, $target_type::text, $target_id::integer, $data::text, $created_at::bigint,
-         head.sequence, head.prev_hash, head.hash FROM head
-  RETURNING id`;
+const INSERT_PENDING = `INSERT INTO audit_pending (organization_id, actor_type, actor_id, actor_label, action, target_type, target_id, data, created_at, hashed)
+                        VALUES ($organization_id, $actor_type, $actor_id, $actor_label, $action, $target_type, $target_id, $data, $created_at, $hashed)`;
 
 /** The entry as its hash covers it: by its actor (the system's, for what the system did), at `now`. */
 function hashedFieldsOf({ bySystem, ...entry }: AuditEntryInput, actor: AuditActor, now: number): HashedFields {
@@ -109,22 +97,33 @@ export class AuditStore implements AuditRepository {
     private readonly dashboardUrl: string | null = null,
   ) {}
 
+  /**
+   * PostgreSQL links the entries at COMMIT (see INSERT_PENDING). SQLite's writes take turns, so
+   * the head read here is still the head when the transaction commits: the entries are linked
+   * to it at once.
+   */
   async append(tx: Tx, entries: readonly AuditEntryInput[], actor: AuditActor, now: number): Promise<void> {
     const transaction = transactionOf(tx);
-    if (entries.length === 1 && this.db.preparedRow && (await this.appendOne(entries[0], actor, now, transaction))) return;
+    if (this.db.sql.sharedByProcesses) {
+      for (const entry of entries) {
+        const fields = hashedFieldsOf(entry, actor, now);
+        await this.db.insertReturningId(INSERT_PENDING, { ...columnsOf(fields, now), hashed: hashedText(fields) }, transaction);
+      }
+      return;
+    }
     const heads = new Map<number, AuditHead>();
     for (const entry of entries) {
-      const previous = heads.get(entry.organization_id) ?? (await this.lockHead(entry.organization_id, transaction));
+      const previous = heads.get(entry.organization_id) ?? (await this.readHead(entry.organization_id, transaction)) ?? { sequence: 0, hash: GENESIS_HASH };
       const fields = hashedFieldsOf(entry, actor, now);
       const head = { sequence: previous.sequence + 1, hash: entryHash(previous.hash, fields) };
       await this.db.insertReturningId(INSERT, { ...columnsOf(fields, now), sequence: head.sequence, prev_hash: previous.hash, hash: head.hash }, transaction);
       heads.set(entry.organization_id, head);
     }
     for (const [organizationId, head] of heads) {
-      await this.db.sequelize.query('UPDATE audit_heads SET sequence = $sequence, hash = $hash WHERE organization_id = $organizationId', {
-        bind: { organizationId, ...head },
-        transaction,
-      });
+      await this.db.sequelize.query(
+        'INSERT INTO audit_heads (organization_id, sequence, hash) VALUES ($organizationId, $sequence, $hash) ON CONFLICT (organization_id) DO UPDATE SET sequence = excluded.sequence, hash = excluded.hash',
+        { bind: { organizationId, ...head }, transaction },
+      );
     }
   }
 
@@ -189,32 +188,8 @@ export class AuditStore implements AuditRepository {
     return (await this.readHead(organizationId)) ?? { sequence: 0, hash: GENESIS_HASH };
   }
 
-  /** The one entry in one statement, where the database can (PostgreSQL); false when it could not (no head yet). */
-  private async appendOne(entry: AuditEntryInput, actor: AuditActor, now: number, transaction: Transaction): Promise<boolean> {
-    const fields = hashedFieldsOf(entry, actor, now);
-    const row = await this.db.preparedRow!(APPEND_ONE, { ...columnsOf(fields, now), hashed: hashedText(fields) }, transaction);
-    return row !== undefined;
-  }
-
-  /**
-   * The organization's head, its row locked until the transaction ends (PostgreSQL; SQLite's
-   * writes take turns anyway): two transactions appending to one log take turns instead of
-   * both linking to the same entry. An organization's first append makes its head; should two
-   * make it at once, the second waits for the first, then takes its turn after it.
-   */
-  private async lockHead(organizationId: number, transaction: Transaction): Promise<AuditHead> {
-    const locked = await this.readHead(organizationId, transaction);
-    if (locked) return locked;
-    await this.db.sequelize.query('INSERT INTO audit_heads (organization_id, sequence, hash) VALUES ($organizationId, 0, $hash) ON CONFLICT (organization_id) DO NOTHING', {
-      bind: { organizationId, hash: GENESIS_HASH },
-      transaction,
-    });
-    return (await this.readHead(organizationId, transaction)) as AuditHead;
-  }
-
   private async readHead(organizationId: number, transaction?: Transaction): Promise<AuditHead | null> {
-    const lock = transaction ? this.db.sql.lockRows('update') : '';
-    const [row] = await this.db.sequelize.query<AuditHead>(`SELECT sequence, hash FROM audit_heads WHERE organization_id = $organizationId${lock}`, {
+    const [row] = await this.db.sequelize.query<AuditHead>('SELECT sequence, hash FROM audit_heads WHERE organization_id = $organizationId', {
       bind: { organizationId },
       type: QueryTypes.SELECT,
       transaction,

@@ -25,6 +25,7 @@ import * as evaluations from './migrations/0023-evaluations';
 import * as tallySlots from './migrations/0024-tally-slots';
 import * as slackRuleChannels from './migrations/0025-slack-rule-channels-and-shown-messages';
 import * as talliesAtCommit from './migrations/0026-tallies-at-commit';
+import * as auditAtCommit from './migrations/0027-audit-at-commit';
 
 /**
  * Listed explicitly rather than globbed so the same list works from TypeScript sources,
@@ -57,6 +58,7 @@ export const MIGRATIONS = [
   { name: '0024-tally-slots', up: tallySlots.up, down: tallySlots.down },
   { name: '0025-slack-rule-channels-and-shown-messages', up: slackRuleChannels.up, down: slackRuleChannels.down },
   { name: '0026-tallies-at-commit', up: talliesAtCommit.up, down: talliesAtCommit.down },
+  { name: '0027-audit-at-commit', up: auditAtCommit.up, down: auditAtCommit.down },
 ];
 
 const MIGRATION_TABLE = 'schema_migrations';

@@ -1,9 +1,11 @@
 import path from 'node:path';
+import pg from 'pg';
+import { QueryTypes } from 'sequelize';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../server/db/connection';
 import { AuditStore } from '../../server/db/audit-store';
 import { migrate } from '../../server/db/migrate';
-import { AuditService, entryHash, GENESIS_HASH } from '../../server/domain/organizations/audit';
+import { AuditService, entryHash, GENESIS_HASH, hashedText } from '../../server/domain/organizations/audit';
 import { createTestDatabase, TEST_DATABASE_URL } from '../support/postgres';
 import { call, sampleReview, startTestServer, type TestServer } from '../support/server';
 import { makeTempDir } from '../support/temp';
@@ -194,6 +196,52 @@ describe.runIf(TEST_DATABASE_URL)('the audit log under two API processes', () =>
       await other.dispose();
       await hosted.dispose();
     }
+  });
+});
+
+describe.runIf(TEST_DATABASE_URL)('the audit log on PostgreSQL', () => {
+  /**
+   * Two transactions each append an entry to one organization's log; the second commits while the
+   * first is still open. Had the second to wait for the head the first linked to, it would fail
+   * (lock_timeout), not hang: the first does not commit until the second is through. Both are
+   * linked at COMMIT, in the order they commit, with the hash the application computes.
+   */
+  it('links an entry into its chain at COMMIT, so appenders to one log do not wait for each other', async () => {
+    const created = await call(server.url, 'POST', '/organizations', { name: 'At commit' }, bearer(OPERATOR_KEY));
+    const key = created.body.api_key.key as string;
+    const organization_id = created.body.organization.id as number;
+    const made = (await entries('', key)).length;
+    const clients: pg.Client[] = [];
+    const append = (client: pg.Client, target_id: number) => {
+      const fields = { organization_id, action: 'agent.created', target_type: 'agent', target_id, data: { n: target_id }, actor: { type: 'operator' as const, id: 'operator', label: 'operator' }, created_at: new Date(target_id * 1000).toISOString() };
+      return client.query(
+        `INSERT INTO audit_pending (organization_id, actor_type, actor_id, actor_label, action, target_type, target_id, data, created_at, hashed)
+         VALUES ($1, 'operator', 'operator', 'operator', 'agent.created', 'agent', $2, $3, $4, $5)`,
+        [organization_id, target_id, JSON.stringify(fields.data), target_id * 1000, hashedText(fields)],
+      );
+    };
+    try {
+      for (let i = 0; i < 2; i += 1) {
+        const client = new pg.Client({ connectionString: server.config.database_url });
+        await client.connect();
+        clients.push(client);
+      }
+      const [first, second] = clients;
+      await first.query('BEGIN');
+      await append(first, 1);
+      await second.query('BEGIN');
+      await second.query("SET LOCAL lock_timeout = '10s'");
+      await append(second, 2);
+      await second.query('COMMIT');
+      await first.query('COMMIT');
+    } finally {
+      for (const client of clients) await client.end();
+    }
+    const log = await entries('', key);
+    expect(log.slice(0, 2).map((entry) => [entry.target_id, entry.sequence])).toEqual([[1, made + 2], [2, made + 1]]);
+    const verified = await call(server.url, 'GET', '/audit-logs/verify', undefined, bearer(key));
+    expect(verified.body).toEqual({ valid: true, entries: made + 2, first_invalid_id: null, head: { sequence: made + 2, hash: log[0].hash } });
+    expect(await server.test.sequelize.query('SELECT id FROM audit_pending', { type: QueryTypes.SELECT })).toEqual([]);
   });
 });
 
