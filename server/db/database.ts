@@ -1,4 +1,4 @@
-import { type Sequelize, type Transaction, UniqueConstraintError } from 'sequelize';
+import { QueryTypes, type Sequelize, type Transaction, UniqueConstraintError } from 'sequelize';
 import type { WorkOptions } from '../domain/shared/unit-of-work';
 import type { SqlDialect } from './dialect';
 import { type DiskSpace, isOutOfSpace } from '../system/disk-space';
@@ -21,6 +21,12 @@ export interface Database {
    */
   insertReturningId(sql: string, bind: Record<string, unknown>, transaction: Transaction): Promise<number>;
   /**
+   * Runs a SELECT (`$name` parameters), in `transaction` if given, and returns its rows: for the
+   * reads every request makes (its key, its organization's rows), which each database runs its
+   * cheapest way.
+   */
+  selectRows<Row extends object>(sql: string, bind: Record<string, unknown>, transaction?: Transaction): Promise<Row[]>;
+  /**
    * PostgreSQL's: runs a statement that answers one row (`$name` parameters) in `transaction`, as
    * a statement its connection prepared once: for the other statements every create runs.
    */
@@ -35,6 +41,11 @@ export interface OpenOptions {
   readOnly?: boolean;
   /** Told of every write that succeeds and of every one that fails for want of space. */
   diskSpace?: Pick<DiskSpace, 'written' | 'outOfSpace'>;
+}
+
+/** A SELECT through Sequelize: `selectRows` where the database has no cheaper way. */
+export function selectThroughSequelize(sequelize: Sequelize): Database['selectRows'] {
+  return (sql, bind, transaction) => sequelize.query(sql, { bind, type: QueryTypes.SELECT, transaction });
 }
 
 /** `write` that tells `diskSpace` how each write went. */

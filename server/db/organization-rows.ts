@@ -1,4 +1,3 @@
-import { QueryTypes } from 'sequelize';
 import type { Database } from './database';
 import { transactionOf } from './unit-of-work';
 import type { Tx } from '../domain/shared/unit-of-work';
@@ -10,9 +9,5 @@ import type { Tx } from '../domain/shared/unit-of-work';
 export function organizationRows<Row extends object>(db: Database, table: string, columns: string, organizationId: number, id?: number, tx?: Tx): Promise<Row[]> {
   // SQLite refuses a bound value the statement does not use: `id` only when asked for.
   const bind = id === undefined ? { organizationId } : { organizationId, id };
-  return db.sequelize.query<Row>(`SELECT ${columns} FROM ${table} WHERE organization_id = $organizationId${id === undefined ? '' : ' AND id = $id'} ORDER BY id`, {
-    bind,
-    type: QueryTypes.SELECT,
-    transaction: tx ? transactionOf(tx) : undefined,
-  });
+  return db.selectRows<Row>(`SELECT ${columns} FROM ${table} WHERE organization_id = $organizationId${id === undefined ? '' : ' AND id = $id'} ORDER BY id`, bind, tx ? transactionOf(tx) : undefined);
 }

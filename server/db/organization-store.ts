@@ -105,7 +105,7 @@ export class OrganizationStore implements OrganizationRepository {
   }
 
   async findKeyByHash(keyHash: string): Promise<ApiKeyRecord | null> {
-    const [row] = await this.db.sequelize.query<ApiKeyRow>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE key_hash = $keyHash`, { bind: { keyHash }, type: QueryTypes.SELECT });
+    const [row] = await this.db.selectRows<ApiKeyRow>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE key_hash = $keyHash`, { keyHash });
     return row ? toApiKey(row) : null;
   }
 

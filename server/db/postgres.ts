@@ -44,18 +44,33 @@ function preparedStatementOf(sql: string): PreparedStatement {
   return statement;
 }
 
+/** The parts of Sequelize's connection manager that lend a pool connection outside a transaction. */
+interface PostgresConnectionManager {
+  getConnection(options?: { type?: 'read' | 'write' }): Promise<pg.ClientBase>;
+  releaseConnection(connection: pg.ClientBase): void;
+}
+
 /**
- * The create path's statements, on the transaction's own connection: through Sequelize each one
- * was formatted, its parameters rewritten and escaped, parsed and planned by PostgreSQL again
- * (a tenth of a create's CPU in a profile); a named statement is parsed once per connection and
- * then only bound. (A pooler in transaction mode must keep prepared statements per server
- * connection, as PgBouncer 1.21 and later do with `max_prepared_statements`.)
+ * The statements every create or authenticated request runs, on the transaction's own
+ * connection or one lent by the pool: through Sequelize each one was formatted, its parameters
+ * rewritten and escaped, parsed and planned by PostgreSQL again (a tenth of a create's CPU in a
+ * profile); a named statement is parsed once per connection and then only bound. (A pooler in
+ * transaction mode must keep prepared statements per server connection, as PgBouncer 1.21 and
+ * later do with `max_prepared_statements`.)
  */
-async function preparedRow(sql: string, bind: Record<string, unknown>, transaction: Transaction): Promise<Record<string, unknown>> {
-  const { name, text, names } = preparedStatementOf(sql);
-  const connection = (transaction as unknown as { connection: pg.ClientBase }).connection;
-  const result = await connection.query({ name, text, values: names.map((key) => bind[key] ?? null) });
-  return result.rows[0] as Record<string, unknown>;
+function preparedRows(sequelize: Sequelize) {
+  const manager = sequelize.connectionManager as unknown as PostgresConnectionManager;
+  return async <Row extends object>(sql: string, bind: Record<string, unknown>, transaction?: Transaction): Promise<Row[]> => {
+    const { name, text, names } = preparedStatementOf(sql);
+    const query = { name, text, values: names.map((key) => bind[key] ?? null) };
+    if (transaction) return (await (transaction as unknown as { connection: pg.ClientBase }).connection.query(query)).rows as Row[];
+    const connection = await manager.getConnection({ type: 'read' });
+    try {
+      return (await connection.query(query)).rows as Row[];
+    } finally {
+      manager.releaseConnection(connection);
+    }
+  };
 }
 
 /**
@@ -72,13 +87,15 @@ export function openPostgres(url: string, options: OpenOptions = {}): Database {
     dialectOptions: options.readOnly ? { options: '-c default_transaction_read_only=on' } : undefined,
     define: { timestamps: false, underscored: true, freezeTableName: true },
   });
+  const selectRows = preparedRows(sequelize);
   return {
     sequelize,
     sql: POSTGRES,
     location: withoutPassword(url),
     write: watchedWrites((work) => sequelize.transaction(work), options.diskSpace),
-    insertReturningId: async (sql, bind, transaction) => Number((await preparedRow(`${sql} RETURNING id`, bind, transaction)).id),
-    preparedRow,
+    insertReturningId: async (sql, bind, transaction) => Number((await selectRows<{ id: number }>(`${sql} RETURNING id`, bind, transaction))[0].id),
+    selectRows,
+    preparedRow: async (sql, bind, transaction) => (await selectRows<Record<string, unknown>>(sql, bind, transaction))[0],
     ping: async () => {
       await sequelize.query('SELECT 1');
     },

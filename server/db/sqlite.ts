@@ -3,7 +3,7 @@ import path from 'node:path';
 import sqlite3 from 'sqlite3';
 import { Sequelize, Transaction } from 'sequelize';
 import type { WorkOptions } from '../domain/shared/unit-of-work';
-import { type Database, type OpenOptions, watchedWrites } from './database';
+import { type Database, type OpenOptions, selectThroughSequelize, watchedWrites } from './database';
 import { SQLITE } from './dialect';
 
 /**
@@ -345,6 +345,7 @@ export function openSqlite(file: string, options: OpenOptions = {}): Database {
     location: file,
     write: watchedWrites((work, workOptions) => writes.run(work, workOptions), options.diskSpace),
     insertReturningId: (sql, bind, transaction) => prepared.run(connectionOf(transaction), sql, bind),
+    selectRows: selectThroughSequelize(sequelize),
     ping: async () => {
       await sequelize.query('SELECT 1');
     },

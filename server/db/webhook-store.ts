@@ -173,11 +173,11 @@ export class WebhookStore implements WebhookRepository {
 
   async subscribers(tx: Tx, organizationId: number | null, eventType: string): Promise<number[]> {
     const owner = organizationId === null ? 'organization_id IS NULL' : 'organization_id = $organizationId';
-    const rows = await this.db.sequelize.query<{ id: number; events: string }>(`SELECT id, events FROM webhooks WHERE ${owner} AND is_active = $active`, {
-      bind: organizationId === null ? { active: true } : { organizationId, active: true },
-      type: QueryTypes.SELECT,
-      transaction: transactionOf(tx),
-    });
+    const rows = await this.db.selectRows<{ id: number; events: string }>(
+      `SELECT id, events FROM webhooks WHERE ${owner} AND is_active = $active`,
+      organizationId === null ? { active: true } : { organizationId, active: true },
+      transactionOf(tx),
+    );
     return rows.filter((row) => (JSON.parse(row.events) as string[]).includes(eventType)).map((row) => Number(row.id));
   }
 
