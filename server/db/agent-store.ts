@@ -30,7 +30,16 @@ function toAgent(row: AgentRow): AgentRecord {
   };
 }
 
+/** Agents this process keeps found, at most: enough for every agent of a busy installation. */
+const KEPT_AGENTS = 10_000;
+
 export class AgentStore implements AgentRepository {
+  /**
+   * Agents found before, by organization and id: an agent is never changed or deleted, so one
+   * found stays true, and an agent's every create need not read it again (a round trip each).
+   */
+  private readonly found = new Map<string, AgentRecord>();
+
   constructor(private readonly db: Database) {}
 
   async insert(tx: Tx, agent: NewAgent): Promise<AgentRecord> {
@@ -48,7 +57,15 @@ export class AgentStore implements AgentRepository {
   }
 
   async find(organizationId: number, id: number, tx?: Tx): Promise<AgentRecord | null> {
+    const key = `${organizationId}:${id}`;
+    const kept = this.found.get(key);
+    if (kept) return kept;
     const [row] = await organizationRows<AgentRow>(this.db, 'agents', COLUMNS, organizationId, id, tx);
-    return row ? toAgent(row) : null;
+    if (!row) return null;
+    if (this.found.size >= KEPT_AGENTS) this.found.clear();
+    // Shared by every caller from now on: none may change it.
+    const agent = Object.freeze(toAgent(row));
+    this.found.set(key, agent);
+    return agent;
   }
 }

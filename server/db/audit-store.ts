@@ -1,5 +1,5 @@
 import { QueryTypes, type Transaction } from 'sequelize';
-import type { Database } from './database';
+import type { Database, Statement } from './database';
 import { isoTime } from './time';
 import { transactionOf } from './unit-of-work';
 import { entryHash, GENESIS_HASH, hashedText, SYSTEM_ACTOR } from '../domain/organizations/audit';
@@ -29,12 +29,7 @@ const COLUMNS = 'id, organization_id, actor_type, actor_id, actor_label, action,
 const INSERT = `INSERT INTO audit_log (organization_id, actor_type, actor_id, actor_label, action, target_type, target_id, data, created_at, sequence, prev_hash, hash)
                 VALUES ($organization_id, $actor_type, $actor_id, $actor_label, $action, $target_type, $target_id, $data, $created_at, $sequence, $prev_hash, $hash)`;
 
-/**
- * PostgreSQL: an entry waiting for COMMIT, when a deferred trigger links it into its
- * organization's chain (migration 0027), so no head stays locked while the transaction goes on.
- */
-const INSERT_PENDING = `INSERT INTO audit_pending (organization_id, actor_type, actor_id, actor_label, action, target_type, target_id, data, created_at, hashed)
-                        VALUES ($organization_id, $actor_type, $actor_id, $actor_label, $action, $target_type, $target_id, $data, $created_at, $hashed)`;
+const PENDING_COLUMNS = ['organization_id', 'actor_type', 'actor_id', 'actor_label', 'action', 'target_type', 'target_id', 'data', 'created_at', 'hashed'] as const;
 
 /** The entry as its hash covers it: by its actor (the system's, for what the system did), at `now`. */
 function hashedFieldsOf({ bySystem, ...entry }: AuditEntryInput, actor: AuditActor, now: number): HashedFields {
@@ -98,17 +93,35 @@ export class AuditStore implements AuditRepository {
   ) {}
 
   /**
-   * PostgreSQL links the entries at COMMIT (see INSERT_PENDING). SQLite's writes take turns, so
-   * the head read here is still the head when the transaction commits: the entries are linked
-   * to it at once.
+   * PostgreSQL's append: the statement that inserts `entries` into `audit_pending`, where a
+   * deferred trigger links each into its organization's chain at COMMIT (migration 0027), so no
+   * head stays locked while the transaction goes on. Its parameters are named `$audit_…`, so the
+   * outbox can send it within a statement of its own. Null on SQLite, which links as it appends.
+   */
+  pendingInsert(entries: readonly AuditEntryInput[], actor: AuditActor, now: number): Statement | null {
+    if (!this.db.sql.sharedByProcesses) return null;
+    const bind: Record<string, unknown> = {};
+    const rows = entries.map((entry, index) => {
+      const fields = hashedFieldsOf(entry, actor, now);
+      const values: Record<string, unknown> = { ...columnsOf(fields, now), hashed: hashedText(fields) };
+      return `(${PENDING_COLUMNS.map((column) => {
+        bind[`audit_${column}_${index}`] = values[column];
+        return `$audit_${column}_${index}`;
+      }).join(', ')})`;
+    });
+    return { sql: `INSERT INTO audit_pending (${PENDING_COLUMNS.join(', ')}) VALUES ${rows.join(', ')}`, bind };
+  }
+
+  /**
+   * On PostgreSQL the entries are linked at COMMIT (`pendingInsert`). SQLite's writes take
+   * turns, so the head read here is still the head when the transaction commits: the entries
+   * are linked to it at once.
    */
   async append(tx: Tx, entries: readonly AuditEntryInput[], actor: AuditActor, now: number): Promise<void> {
     const transaction = transactionOf(tx);
-    if (this.db.sql.sharedByProcesses) {
-      for (const entry of entries) {
-        const fields = hashedFieldsOf(entry, actor, now);
-        await this.db.insertReturningId(INSERT_PENDING, { ...columnsOf(fields, now), hashed: hashedText(fields) }, transaction);
-      }
+    const pending = this.pendingInsert(entries, actor, now);
+    if (pending) {
+      await this.db.selectRows(pending.sql, pending.bind, transaction);
       return;
     }
     const heads = new Map<number, AuditHead>();

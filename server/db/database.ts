@@ -3,6 +3,12 @@ import type { WorkOptions } from '../domain/shared/unit-of-work';
 import type { SqlDialect } from './dialect';
 import { type DiskSpace, isOutOfSpace } from '../system/disk-space';
 
+/** A statement that has to run in a transaction, its parameters named `$name`. */
+export interface Statement {
+  sql: string;
+  bind: Record<string, unknown>;
+}
+
 /** One database, whichever kind: what the stores and migrations use. */
 export interface Database {
   sequelize: Sequelize;
@@ -26,11 +32,6 @@ export interface Database {
    * cheapest way.
    */
   selectRows<Row extends object>(sql: string, bind: Record<string, unknown>, transaction?: Transaction): Promise<Row[]>;
-  /**
-   * PostgreSQL's: runs a statement that answers one row (`$name` parameters) in `transaction`, as
-   * a statement its connection prepared once: for the other statements every create runs.
-   */
-  preparedRow?(sql: string, bind: Record<string, unknown>, transaction: Transaction): Promise<Record<string, unknown>>;
   /** Resolves when the database answers a trivial query. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -95,7 +95,6 @@ export function openPostgres(url: string, options: OpenOptions = {}): Database {
     write: watchedWrites((work) => sequelize.transaction(work), options.diskSpace),
     insertReturningId: async (sql, bind, transaction) => Number((await selectRows<{ id: number }>(`${sql} RETURNING id`, bind, transaction))[0].id),
     selectRows,
-    preparedRow: async (sql, bind, transaction) => (await selectRows<Record<string, unknown>>(sql, bind, transaction))[0],
     ping: async () => {
       await sequelize.query('SELECT 1');
     },

@@ -2,7 +2,7 @@ import type { Transaction } from 'sequelize';
 import { CONTROL_TYPES, type DomainEvent, type EventFeed, type OrganizationChange, type OutboxEntry, type PublishedEvent, type Revocation } from '../domain/shared/events';
 import { auditEntryOf, currentActor } from '../domain/organizations/audit';
 import type { AuditEntryInput, Tx, UnitOfWork, WorkOptions } from '../domain/shared/unit-of-work';
-import type { AuditRepository } from '../domain/organizations/ports';
+import type { AuditStore } from './audit-store';
 import type { Database } from './database';
 import type { Outbox } from './outbox';
 import type { WebhookEnqueuer } from '../domain/webhooks/webhooks';
@@ -46,7 +46,7 @@ export function transactionOf(tx: Tx): Transaction {
  */
 export interface UnitOfWorkOptions {
   /** The hosted edition's audit log: every change's entry commits with it. */
-  auditLog?: AuditRepository;
+  auditLog?: AuditStore;
   /** The hosted edition's webhooks: the deliveries a change owes commit with it. */
   webhooks?: WebhookEnqueuer;
   /** Reviews in a chat workspace: the messages a change owes commit with it. */
@@ -55,7 +55,7 @@ export interface UnitOfWorkOptions {
 }
 
 export class DatabaseUnitOfWork implements UnitOfWork {
-  private readonly auditLog?: AuditRepository;
+  private readonly auditLog?: AuditStore;
   private readonly webhooks?: WebhookEnqueuer;
   private readonly chat?: ChatEnqueuer;
   private readonly clock: () => number;
@@ -80,14 +80,14 @@ export class DatabaseUnitOfWork implements UnitOfWork {
     const result = await this.db.write(async (transaction) => {
       const tx = new DatabaseTx(transaction);
       const value = await work(tx);
-      committed = await this.outbox.write(transaction, [...tx.events, ...tx.revocations, ...tx.changes.values()]);
+      const audited = this.auditLog ? [...tx.events.map(auditEntryOf).filter((entry) => entry !== null), ...tx.auditEntries] : [];
+      // PostgreSQL's audit entries travel in the outbox's statement (a round trip fewer); SQLite's are linked below.
+      const pending = audited.length > 0 ? this.auditLog?.pendingInsert(audited, actor, this.clock()) : null;
+      committed = await this.outbox.write(transaction, [...tx.events, ...tx.revocations, ...tx.changes.values()], pending ?? undefined);
       const events = committed.filter((entry): entry is PublishedEvent => !CONTROL_TYPES.includes(entry.type));
       if (this.webhooks && events.length > 0) await this.webhooks(tx, events);
       if (this.chat && events.length > 0) await this.chat(tx, events);
-      if (this.auditLog) {
-        const entries = [...tx.events.map(auditEntryOf).filter((entry) => entry !== null), ...tx.auditEntries];
-        if (entries.length > 0) await this.auditLog.append(tx, entries, actor, this.clock());
-      }
+      if (audited.length > 0 && !pending) await this.auditLog?.append(tx, audited, actor, this.clock());
       return value;
     }, options);
     for (const entry of committed) this.feed.publish(entry);
