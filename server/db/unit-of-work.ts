@@ -2,8 +2,9 @@ import type { Transaction } from 'sequelize';
 import { CONTROL_TYPES, type DomainEvent, type EventFeed, type OrganizationChange, type OutboxEntry, type PublishedEvent, type Revocation } from '../domain/shared/events';
 import { auditEntryOf, currentActor } from '../domain/organizations/audit';
 import type { AuditEntryInput, Tx, UnitOfWork, WorkOptions } from '../domain/shared/unit-of-work';
-import type { AuditStore } from './audit-store';
-import type { Database } from './database';
+import type { AuditRepository } from '../domain/organizations/ports';
+import type { AuditActor } from '../domain/organizations/records';
+import type { Database, Statement } from './database';
 import type { Outbox } from './outbox';
 import type { WebhookEnqueuer } from '../domain/webhooks/webhooks';
 import type { ChatEnqueuer } from '../domain/chat/messages';
@@ -44,9 +45,14 @@ export function transactionOf(tx: Tx): Transaction {
  * feed after the commit, so no listener sees a change that did not commit, or misses one that
  * did, and no change commits without its audit entry.
  */
+/** The audit log as a transaction writes to it: on PostgreSQL, an insert the outbox's statement carries (`AuditStore`). */
+export interface AuditLog extends Pick<AuditRepository, 'append'> {
+  pendingInsert(entries: readonly AuditEntryInput[], actor: AuditActor, now: number): Statement | null;
+}
+
 export interface UnitOfWorkOptions {
   /** The hosted edition's audit log: every change's entry commits with it. */
-  auditLog?: AuditStore;
+  auditLog?: AuditLog;
   /** The hosted edition's webhooks: the deliveries a change owes commit with it. */
   webhooks?: WebhookEnqueuer;
   /** Reviews in a chat workspace: the messages a change owes commit with it. */
@@ -55,7 +61,7 @@ export interface UnitOfWorkOptions {
 }
 
 export class DatabaseUnitOfWork implements UnitOfWork {
-  private readonly auditLog?: AuditStore;
+  private readonly auditLog?: AuditLog;
   private readonly webhooks?: WebhookEnqueuer;
   private readonly chat?: ChatEnqueuer;
   private readonly clock: () => number;
