@@ -14,7 +14,8 @@ async function started(overrides = {}): Promise<TestServer> {
 }
 
 async function pendingId(s: TestServer): Promise<number> {
-  await eventually(() => s.test.waitingCount() > 0, 5_000, 'the blocking create to start waiting');
+  // A fresh server's first create also loads the request validator: seconds on a busy machine.
+  await eventually(() => s.test.waitingCount() > 0, 15_000, 'the blocking create to start waiting');
   const list = await call(s.url, 'GET', '/reviews?status=pending&page_size=1');
   return list.body.reviews[0].id;
 }
