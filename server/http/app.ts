@@ -12,7 +12,7 @@ import { clientAddress, trustProxies } from './client-address';
 import type { HttpEdition } from './editions';
 import { boundedJsonShape } from './limits';
 import { rateLimit } from './rate-limit';
-import { type Exposure, hostsAllowed, refuseCrossSiteWrites, requireJsonBodies, securityHeaders } from './protection';
+import { type Exposure, giveSecurityHeaders, hostsAllowed, refuseCrossSiteWrites, requireJsonBodies } from './protection';
 import type { EventStreams } from './event-stream';
 import { openApiDocument } from './openapi/document';
 import { openApiValidation } from './openapi/validation';
@@ -75,7 +75,7 @@ export function createApp(options: AppOptions): Express {
   app.set('etag', false);
   trustProxies(app, options.trustedProxies);
 
-  app.use(securityHeaders());
+  giveSecurityHeaders(app);
   app.use(hostsAllowed(options.exposure));
   app.use(refuseCrossSiteWrites(options.exposure));
   const { edition } = options;
