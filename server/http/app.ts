@@ -11,6 +11,7 @@ import { principalOf } from './auth';
 import { clientAddress, trustProxies } from './client-address';
 import type { HttpEdition } from './editions';
 import { boundedJsonShape } from './limits';
+import { parseQuery } from './params';
 import { rateLimit } from './rate-limit';
 import { type Exposure, giveSecurityHeaders, hostsAllowed, refuseCrossSiteWrites, requireJsonBodies } from './protection';
 import type { EventStreams } from './event-stream';
@@ -73,6 +74,7 @@ export function createApp(options: AppOptions): Express {
   app.disable('x-powered-by');
   // JSON answers are small and rarely repeated; hashing each one for an ETag costs more than it saves.
   app.set('etag', false);
+  app.set('query parser', parseQuery);
   trustProxies(app, options.trustedProxies);
 
   giveSecurityHeaders(app);
