@@ -11,8 +11,9 @@ import { principalOf } from './auth';
 import { clientAddress, trustProxies } from './client-address';
 import type { HttpEdition } from './editions';
 import { boundedJsonShape } from './limits';
+import { parseQuery } from './params';
 import { rateLimit } from './rate-limit';
-import { type Exposure, hostsAllowed, refuseCrossSiteWrites, requireJsonBodies, securityHeaders } from './protection';
+import { type Exposure, giveSecurityHeaders, hostsAllowed, refuseCrossSiteWrites, requireJsonBodies } from './protection';
 import type { EventStreams } from './event-stream';
 import { openApiDocument } from './openapi/document';
 import { openApiValidation } from './openapi/validation';
@@ -73,9 +74,10 @@ export function createApp(options: AppOptions): Express {
   app.disable('x-powered-by');
   // JSON answers are small and rarely repeated; hashing each one for an ETag costs more than it saves.
   app.set('etag', false);
+  app.set('query parser', parseQuery);
   trustProxies(app, options.trustedProxies);
 
-  app.use(securityHeaders());
+  giveSecurityHeaders(app);
   app.use(hostsAllowed(options.exposure));
   app.use(refuseCrossSiteWrites(options.exposure));
   const { edition } = options;

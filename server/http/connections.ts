@@ -96,7 +96,13 @@ interface Connection {
   unanswered: http.ServerResponse[];
   /** The turn in which it last fell idle: when it was accepted, or its last answer went out. */
   idleSince: number;
+  /** Where the listeners that every socket and response share report to. */
+  readonly keptBy: ClientConnections;
 }
+
+/** A socket with its connection's record, which is how the shared listeners find it. */
+const CONNECTION = Symbol('connection');
+type TrackedSocket = Socket & { [CONNECTION]?: Connection };
 
 type RequestListener = (req: http.IncomingMessage, res: http.ServerResponse) => void;
 
@@ -296,11 +302,27 @@ export class ClientConnections {
       if (!idle) return refuseConnection(socket, `the server holds its maximum of ${this.limits.maxConnections} connections, all busy; retry shortly`);
       this.close(idle);
     }
-    const connection: Connection = { unanswered: [], idleSince: this.turn };
+    const connection: Connection = { unanswered: [], idleSince: this.turn, keptBy: this };
+    (socket as TrackedSocket)[CONNECTION] = connection;
     this.open.set(socket, connection);
     this.fellIdle(socket, connection, this.idleUnused);
     // `on`, not `once`: a socket closes once, and `once` would add a wrapper and its state to every connection.
-    socket.on('close', () => this.forget(socket));
+    socket.on('close', ClientConnections.socketClosed);
+  }
+
+  /**
+   * Listeners that every socket and every response share, finding their connection on the
+   * socket, rather than closures of each: thousands of agents may each hold a connection with
+   * a request open, for as long as they wait.
+   */
+  private static socketClosed(this: TrackedSocket): void {
+    this[CONNECTION]?.keptBy.forget(this);
+  }
+
+  private static responseEnded(this: http.ServerResponse): void {
+    const socket = this.req.socket as TrackedSocket;
+    const connection = socket[CONNECTION];
+    connection?.keptBy.answered(socket, connection, this);
   }
 
   private busyConnections(): number {
@@ -315,9 +337,8 @@ export class ClientConnections {
     else connection.unanswered.push(res);
     this.unanswered += 1;
     // Both fire for an answer sent (the second finds it answered); `once` would add a wrapper and its state to each.
-    const done = (): void => this.answered(socket, connection, res);
-    res.on('finish', done);
-    res.on('close', done);
+    res.on('finish', ClientConnections.responseEnded);
+    res.on('close', ClientConnections.responseEnded);
   }
 
   private answered(socket: Socket, connection: Connection, res: http.ServerResponse): void {

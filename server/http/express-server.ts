@@ -1,10 +1,12 @@
 import http from 'node:http';
 import type { Express } from 'express';
 import { ClientConnections, type ConnectionLimits, serverTimeouts } from './connections';
+import { plainRecord } from './plain-records';
 
 /**
  * An HTTP server for an Express app, its connections kept by `ClientConnections`, whose
- * requests and responses are born with the app's prototypes.
+ * requests and responses are born with the app's prototypes, and responses with their
+ * `res.locals` (a plain record: Express would make a hash table of each).
  *
  * Express switches each incoming request and response to its own prototypes with
  * `Object.setPrototypeOf`. V8 gives an object whose prototype was switched a hidden class of
@@ -16,7 +18,9 @@ import { ClientConnections, type ConnectionLimits, serverTimeouts } from './conn
 export function httpServerFor(app: Express, limits: ConnectionLimits): ClientConnections {
   const express = app as unknown as { request: object; response: object };
   class AppRequest extends http.IncomingMessage {}
-  class AppResponse extends http.ServerResponse {}
+  class AppResponse extends http.ServerResponse {
+    locals = plainRecord();
+  }
   Object.setPrototypeOf(AppRequest.prototype, express.request);
   Object.setPrototypeOf(AppResponse.prototype, express.response);
   express.request = AppRequest.prototype;

@@ -1,5 +1,7 @@
+import querystring from 'node:querystring';
 import type { Request } from 'express';
 import { invalidInput } from '../domain/shared/errors';
+import { plainRecord } from './plain-records';
 
 /**
  * An integer from the path or query, already checked by the OpenAPI validator — except that
@@ -19,4 +21,9 @@ export function pathInteger(req: Request, name: string): number {
 export function queryInteger<T extends number | undefined>(req: Request, name: string, fallback: T): number | T {
   const value = req.query[name] as unknown;
   return value === undefined ? fallback : integerOf(value, name);
+}
+
+/** A query string parsed as Express's default ("simple") parser does, into a plain record. */
+export function parseQuery(text: string | null | undefined): Record<string, unknown> {
+  return text ? Object.assign(plainRecord(), querystring.parse(text)) : plainRecord();
 }

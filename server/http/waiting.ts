@@ -14,20 +14,31 @@ export function preferredWaitSeconds(header: string | undefined): number | undef
   return undefined;
 }
 
+const SIGNAL = Symbol('the wait a held response answers');
+
+type HeldResponse = Response & { [SIGNAL]?: ClientGone };
+
+/**
+ * A held response's `close`: its client went away, unless the response was sent. One function
+ * for every response rather than a closure per request, since thousands may be held at once.
+ */
+function clientClosed(this: HeldResponse): void {
+  if (!this.writableFinished) this[SIGNAL]?.abort();
+}
+
 /**
  * Aborts when the client goes away before its response was sent, freeing its waiter at once.
  * Not an `AbortSignal`: each of those carries an event target, two maps and a hidden class of
- * its own, about 0.8 KB for every waiting agent; this is one small object and one listener on
- * the response. It tells the one wait it is given to.
+ * its own, about 0.8 KB for every waiting agent; this is one small object, which the response
+ * points to, and a listener shared by every response. It tells the one wait it is given to.
  */
 class ClientGone implements WaitSignal {
   aborted = false;
   private listener: { handleEvent(): void } | undefined;
 
-  constructor(req: Request, res: Response) {
-    res.on('close', () => {
-      if (!res.writableFinished) this.abort();
-    });
+  constructor(req: Request, res: HeldResponse) {
+    res[SIGNAL] = this;
+    res.on('close', clientClosed);
     if (req.socket.destroyed) this.aborted = true;
   }
 
@@ -39,7 +50,7 @@ class ClientGone implements WaitSignal {
     if (this.listener === listener) this.listener = undefined;
   }
 
-  private abort(): void {
+  abort(): void {
     if (this.aborted) return;
     this.aborted = true;
     this.listener?.handleEvent();

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestDashboard, type TestDashboard } from '../support/dashboard';
 import { jsonOf, jsonRequest, multipart, type RawRequest, type RawResponse, send } from '../support/raw-http';
 import { attach } from '../support/seed';
-import { call, expectProblem, reviewStatus, sampleReview, startTestServer, storedReviewCount, type TestServer } from '../support/server';
+import { call, eventually, expectProblem, reviewStatus, sampleReview, startTestServer, storedReviewCount, type TestServer } from '../support/server';
 
 let server: TestServer;
 
@@ -212,6 +212,23 @@ describe('response headers', () => {
       expect({ label, status: response.status }).toEqual({ label, status });
       expectApiHeaders(response);
     }
+  });
+
+  it('an answer given after a wait carries them too: a blocking create timed out, a long-poll answered by its decision', async () => {
+    const timedOut = await fetch(`${server.url}/reviews`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', prefer: 'wait=1' },
+      body: JSON.stringify({ ...sampleReview, blocking: true }),
+    });
+    expect(timedOut.status).toBe(408);
+    expectApiHeaders(timedOut);
+    const reviewId = await newReview();
+    const poll = fetch(`${server.url}/reviews/${reviewId}/decision?wait=60`);
+    await eventually(() => server.test.waitingCount() === 1, 5_000, 'the long-poll to wait');
+    await call(server.url, 'POST', `/reviews/${reviewId}/decide`, { decision_type: 'approve' });
+    const decided = await poll;
+    expect(decided.status).toBe(200);
+    expectApiHeaders(decided);
   });
 
   it('a 401 from an API with authentication on carries them too', async () => {

@@ -1,4 +1,4 @@
-import { describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { EventFeed, type EventType, type PublishedEvent } from '../../server/domain/shared/events';
 import type { ReviewRecord } from '../../server/domain/reviews/records';
 import { DecisionWaiters } from '../../server/domain/reviews/waiters';
@@ -29,9 +29,11 @@ describe('DecisionWaiters', () => {
     expect(waiters.count).toBe(0);
   });
 
-  it('times out without leaving a timer or waiter behind', async () => {
-    vi.useFakeTimers();
-    try {
+  describe('time limits', () => {
+    beforeEach(() => void vi.useFakeTimers());
+    afterEach(() => void vi.useRealTimers());
+
+    it('times out without leaving a timer or waiter behind', async () => {
       const waiters = new DecisionWaiters(new EventFeed());
       const outcome = waiters.wait(1, 1_000);
       vi.advanceTimersByTime(999);
@@ -40,9 +42,45 @@ describe('DecisionWaiters', () => {
       await expect(outcome).resolves.toEqual({ kind: 'timeout' });
       expect(waiters.count).toBe(0);
       expect(vi.getTimerCount()).toBe(0);
-    } finally {
-      vi.useRealTimers();
-    }
+    });
+
+    it('times out each wait at its own limit, a shorter one started later first, one that left early not at all', async () => {
+      const waiters = new DecisionWaiters(new EventFeed());
+      const timedOut: number[] = [];
+      const leaving = new AbortController();
+      const waitOn = (reviewId: number, timeoutMs: number, signal?: AbortSignal): Promise<void> =>
+        waiters.wait(reviewId, timeoutMs, signal).then((outcome) => void (outcome.kind === 'timeout' && timedOut.push(reviewId)));
+      const all = [waitOn(1, 3_000), waitOn(2, 3_000), waitOn(5, 500, leaving.signal), waitOn(3, 2_000), waitOn(6, 1_500, leaving.signal), waitOn(4, 1_000)];
+      leaving.abort();
+      let elapsedMs = 0;
+      for (const [untilMs, expected] of [
+        [999, []],
+        [1_000, [4]],
+        [1_999, [4]],
+        [2_000, [4, 3]],
+        [2_999, [4, 3]],
+        [3_000, [4, 3, 1, 2]],
+      ] as const) {
+        await vi.advanceTimersByTimeAsync(untilMs - elapsedMs);
+        elapsedMs = untilMs;
+        expect({ elapsedMs, timedOut }).toEqual({ elapsedMs, timedOut: expected });
+      }
+      await Promise.all(all);
+      expect(vi.getTimerCount()).toBe(0);
+    });
+
+    it('leaves no timer behind once every wait has ended before its limit', async () => {
+      const bus = new EventFeed();
+      const waiters = new DecisionWaiters(bus);
+      const controller = new AbortController();
+      const outcomes = [waiters.wait(1, 60_000), waiters.wait(2, 30_000, controller.signal), waiters.wait(3, 90_000)];
+      controller.abort();
+      bus.publish(committed('review.decided', decided(1)));
+      expect(vi.getTimerCount()).toBe(1);
+      waiters.wake(3, { kind: 'aborted' });
+      expect((await Promise.all(outcomes)).map((outcome) => outcome.kind)).toEqual(['decided', 'aborted', 'aborted']);
+      expect(vi.getTimerCount()).toBe(0);
+    });
   });
 
   it('releases a waiter when its signal aborts, and a later decision finds nobody', async () => {

@@ -205,9 +205,16 @@ export function reviewRoutes(routes: IRouter, { reviews, blockingTimeoutSeconds,
    *       '507': { $ref: '#/components/responses/InsufficientStorage' }
    *       '503': { $ref: '#/components/responses/ServiceUnavailable' }
    */
-  routes.post('/reviews', async (req: Request<Record<string, string>, unknown, CreateBody>, res) => {
-    const multipart = isMultipart(req);
-    const { body, uploads }: CreateRequest = multipart ? await receiveCreate(req, res, attachments, files) : { body: req.body, uploads: [] };
+  routes.post('/reviews', (req: Request<Record<string, string>, unknown, CreateBody>, res) => {
+    if (!isMultipart(req)) return createReview(req, res, { body: req.body, uploads: [] }, false);
+    return receiveCreate(req, res, attachments, files).then((received) => createReview(req, res, received, true));
+  });
+
+  /**
+   * A plain function returning its chain, as the route is: an `async` one would wrap the chain
+   * in one more promise, held for as long as the agent waits.
+   */
+  function createReview(req: Request, res: Response, { body, uploads }: CreateRequest, multipart: boolean): Promise<void> {
     const { blocking = false, ...input } = body;
     const preferred = preferredWaitSeconds(req.get('prefer'));
     const waitSeconds = Math.min(preferred ?? blockingTimeoutSeconds, blockingTimeoutSeconds);
@@ -221,10 +228,10 @@ export function reviewRoutes(routes: IRouter, { reviews, blockingTimeoutSeconds,
       uploads,
     });
     // The review's fields are the use case's now; an agent may wait an hour with its request held.
-    (req as Request).body = undefined;
+    req.body = undefined;
     // Chained, not awaited: a suspended handler would keep its whole frame while the agent waits.
     return submitted.then((outcome) => answerCreate(res, principal.scope, outcome, { multipart, waitSeconds, waitPreferred: blocking && preferred !== undefined }));
-  });
+  }
 
   async function answerCreate(res: Response, scope: Scope, outcome: SubmitOutcome, asked: CreateAsked): Promise<void> {
     if (outcome.kind === 'aborted') return;
@@ -432,7 +439,7 @@ export function reviewRoutes(routes: IRouter, { reviews, blockingTimeoutSeconds,
    *       '429': { $ref: '#/components/responses/TooManyRequests' }
    *       '503': { $ref: '#/components/responses/ServiceUnavailable' }
    */
-  routes.get('/reviews/:review_id/decision', async (req, res) => {
+  routes.get('/reviews/:review_id/decision', (req, res) => {
     const reviewId = reviewIdOf(req);
     const waitSeconds = queryInteger(req, 'wait', 0);
     if (waitSeconds > blockingTimeoutSeconds) {
@@ -441,12 +448,9 @@ export function reviewRoutes(routes: IRouter, { reviews, blockingTimeoutSeconds,
       });
     }
     const { scope } = principalOf(res);
-    if (waitSeconds === 0) {
-      sendDecision(res, await reviews.reading.decision(scope, reviewId));
-      return;
-    }
+    if (waitSeconds === 0) return reviews.reading.decision(scope, reviewId).then((decision) => sendDecision(res, decision));
     reviews.waiting.checkRoom();
-    // Chained, not awaited, as a blocking create's wait is.
+    // Chained, not awaited, and returned from a plain function, as a blocking create's wait is.
     return reviews.waiting.wait(scope, reviewId, waitSeconds * 1000, clientGoneSignal(req, res)).then((outcome) => answerLongPoll(res, reviewId, outcome));
   });
 
