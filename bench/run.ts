@@ -307,20 +307,22 @@ interface LoadOptions {
 
 /** POST /reviews from the connections shared out over `targets`, and the CPU time their processes (and PostgreSQL's) spent per create. */
 async function createLoad(targets: BenchProcess[], seconds: number, { connections = 10, postgres = false, bodies, headers = {} }: LoadOptions = {}): Promise<CreateLoad> {
+  const load = (target: BenchProcess, length: { duration: number } | { amount: number }): Promise<autocannon.Result> =>
+    autocannon({
+      url: `${target.url}/reviews`,
+      method: 'POST',
+      connections: connections / targets.length,
+      ...length,
+      headers: { ...headers, 'content-type': 'application/json' },
+      ...(bodies ? { requests: bodies.map((body) => ({ body: JSON.stringify(body) })) } : { body: JSON.stringify(reviewBody(1)) }),
+    });
+  // A fresh server's first creates compile its request validator and warm its statements: a
+  // second or more of CPU that a short round on shared cores would otherwise measure instead
+  // of the creates (four processes doing it at once left a 2 s round with nothing answered).
+  await Promise.all(targets.map((target) => load(target, { amount: 10 * connections })));
   const cpuBefore = targets.map((target) => cpuSeconds(target.pid));
   const databaseBefore = postgres ? databaseCpuSeconds() : new Map<number, number>();
-  const results = await Promise.all(
-    targets.map((target) =>
-      autocannon({
-        url: `${target.url}/reviews`,
-        method: 'POST',
-        connections: connections / targets.length,
-        duration: seconds,
-        headers: { ...headers, 'content-type': 'application/json' },
-        ...(bodies ? { requests: bodies.map((body) => ({ body: JSON.stringify(body) })) } : { body: JSON.stringify(reviewBody(1)) }),
-      }),
-    ),
-  );
+  const results = await Promise.all(targets.map((target) => load(target, { duration: seconds })));
   const cpuSpent = targets.reduce((sum, target, i) => sum + cpuSeconds(target.pid) - cpuBefore[i], 0);
   const databaseSpent = postgres ? databaseCpuSpent(databaseBefore, databaseCpuSeconds()) : 0;
   const failed = results.reduce((sum, result) => sum + result.non2xx + result.errors + result.timeouts, 0);
