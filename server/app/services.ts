@@ -149,7 +149,8 @@ function writesOn(
   const owedDeliveries = new OwedDeliveries();
   const unitOfWork = new DatabaseUnitOfWork(db, outbox, feed, {
     auditLog: edition.organizations ? stores.audit : undefined,
-    webhooks: edition.webhooks === 'none' ? undefined : webhookEnqueuer(stores.webhooks, clock, edition.webhooks === 'installation', owedDeliveries),
+    webhooks:
+      edition.webhooks === 'none' ? undefined : { enqueuer: webhookEnqueuer(stores.webhooks, clock, edition.webhooks === 'installation', owedDeliveries), inserts: stores.webhooks },
     chat: slackDestination === null ? undefined : chatEnqueuer(stores.slackMessages, slackDestination, clock),
     clock,
   });

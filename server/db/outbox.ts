@@ -9,11 +9,22 @@ import { reviewPartsSql } from './scope';
 const INSERT_EVENT = 'INSERT INTO outbox (organization_id, type, review_id, payload, created_at) VALUES ($organization_id, $type, $review_id, $payload, $created_at)';
 /**
  * PostgreSQL: one entry stored and its notification sent with it (delivered when, and only if,
- * the transaction commits); with `alongside`, that statement too, in the same round trip.
+ * the transaction commits); with `carried`, those statements too, in the same round trip, and
+ * how many rows `withEntry` returned.
  */
-function insertAnnouncedEvent(alongside?: Statement): string {
-  const also = alongside ? `, alongside AS (${alongside.sql})` : '';
-  return `WITH entry AS (${INSERT_EVENT} RETURNING id)${also} SELECT id, pg_notify($channel, $before || id || $after) FROM entry`;
+function insertAnnouncedEvent(carried: Carried): string {
+  const alongside = carried.alongside ? `, alongside AS (${carried.alongside.sql})` : '';
+  const withEntry = carried.withEntry ? `, with_entry AS (${carried.withEntry.sql})` : '';
+  const withEntryRows = carried.withEntry ? ', (SELECT count(*) FROM with_entry) AS with_entry_rows' : '';
+  return `WITH entry AS (${INSERT_EVENT} RETURNING id)${alongside}${withEntry} SELECT id, pg_notify($channel, $before || id || $after)${withEntryRows} FROM entry`;
+}
+
+/** Inserts a transaction owes beside its outbox entries; their parameters must not share the outbox's names. */
+export interface Carried {
+  /** Sent in the entry's statement where the database can (a create's one entry on PostgreSQL: a round trip fewer), else after the entries. */
+  alongside?: Statement;
+  /** Reads the one entry's id as `entry.id` and returns a row per row it writes: sent only in the entry's statement, never alone. */
+  withEntry?: Statement;
 }
 
 /** An entry's columns, and its review's agent: who may see the event (a review's agent never changes). */
@@ -81,34 +92,34 @@ export class Outbox {
 
   /**
    * Writes `entries` in `transaction`; returns them with their ids. Now and then also prunes
-   * expired rows. `alongside`, an insert the transaction owes too (its audit entries), is sent
-   * in the same statement where the database can (a create's one entry on PostgreSQL: a round
-   * trip fewer), else after them; its parameters must not share the outbox's names.
+   * expired rows. `withEntryRows` is how many rows `carried.withEntry` returned, or null when it
+   * could not be sent (SQLite, or more than one entry): its caller writes what it owed itself.
    */
-  async write(transaction: Transaction, entries: readonly OutboxInput[], alongside?: Statement): Promise<OutboxEntry[]> {
+  async write(transaction: Transaction, entries: readonly OutboxInput[], carried: Carried = {}): Promise<{ entries: OutboxEntry[]; withEntryRows: number | null }> {
     const now = this.clock();
-    const combined = alongside !== undefined && entries.length === 1 && this.db.sql.sharedByProcesses;
-    const stored = await this.store(transaction, entries, now, combined ? alongside : undefined);
-    if (alongside && !combined) await this.db.selectRows(alongside.sql, alongside.bind, transaction);
+    const combined = entries.length === 1 && this.db.sql.sharedByProcesses;
+    let written: { entries: OutboxEntry[]; withEntryRows: number | null };
+    if (combined) {
+      // A create's one event: stored and announced in one round trip rather than two.
+      const [entry] = entries;
+      const bind = { ...rowOf(entry, now), channel: EVENTS_CHANNEL, ...notificationAroundId(this.origin, entry), ...carried.alongside?.bind, ...carried.withEntry?.bind };
+      const [row] = await this.db.selectRows<{ id: number; with_entry_rows?: number }>(insertAnnouncedEvent(carried), bind, transaction);
+      written = { entries: [{ ...entry, id: Number(row.id) }], withEntryRows: carried.withEntry ? Number(row.with_entry_rows) : null };
+    } else {
+      written = { entries: await this.store(transaction, entries, now), withEntryRows: null };
+      if (carried.alongside) await this.db.selectRows(carried.alongside.sql, carried.alongside.bind, transaction);
+    }
     if (++this.writes % PRUNE_EVERY_WRITES === 0) await this.prune(now - OUTBOX_RETENTION_MS, transaction);
-    return stored;
+    return written;
   }
 
   /** On PostgreSQL, announced to the other processes: delivered when, and only if, the transaction commits. */
-  private async store(transaction: Transaction, entries: readonly OutboxInput[], now: number, alongside?: Statement): Promise<OutboxEntry[]> {
-    const shared = this.db.sql.sharedByProcesses;
-    if (entries.length === 1 && shared) {
-      // A create's one event: stored and announced in one round trip rather than two.
-      const [entry] = entries;
-      const bind = { ...rowOf(entry, now), channel: EVENTS_CHANNEL, ...notificationAroundId(this.origin, entry), ...alongside?.bind };
-      const [row] = await this.db.selectRows<{ id: number }>(insertAnnouncedEvent(alongside), bind, transaction);
-      return [{ ...entry, id: Number(row.id) }];
-    }
+  private async store(transaction: Transaction, entries: readonly OutboxInput[], now: number): Promise<OutboxEntry[]> {
     const stored: OutboxEntry[] = [];
     for (const entry of entries) {
       stored.push({ ...entry, id: await this.db.insertReturningId(INSERT_EVENT, rowOf(entry, now), transaction) });
     }
-    if (stored.length > 0 && shared) {
+    if (stored.length > 0 && this.db.sql.sharedByProcesses) {
       for (const payload of notificationPayloads(this.origin, stored)) {
         await this.db.sequelize.query('SELECT pg_notify($channel, $payload)', { bind: { channel: EVENTS_CHANNEL, payload }, transaction });
       }

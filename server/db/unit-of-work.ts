@@ -6,7 +6,7 @@ import type { AuditRepository } from '../domain/organizations/ports';
 import type { AuditActor } from '../domain/organizations/records';
 import type { Database, Statement } from './database';
 import type { Outbox } from './outbox';
-import type { WebhookEnqueuer } from '../domain/webhooks/webhooks';
+import type { OwedDelivery, WebhookEnqueuer } from '../domain/webhooks/webhooks';
 import type { ChatEnqueuer } from '../domain/chat/messages';
 
 class DatabaseTx implements Tx {
@@ -50,11 +50,16 @@ export interface AuditLog extends Pick<AuditRepository, 'append'> {
   pendingInsert(entries: readonly AuditEntryInput[], actor: AuditActor, now: number): Statement | null;
 }
 
+/** The webhook store as a transaction writes to it: on PostgreSQL, one event's deliveries carried by the outbox's statement (`WebhookStore`). */
+export interface WebhookInserts {
+  carriedInsert(delivery: OwedDelivery, now: number): Statement | null;
+}
+
 export interface UnitOfWorkOptions {
   /** The hosted edition's audit log: every change's entry commits with it. */
   auditLog?: AuditLog;
-  /** The hosted edition's webhooks: the deliveries a change owes commit with it. */
-  webhooks?: WebhookEnqueuer;
+  /** Webhooks (every hosted organization's, or the installation's endpoints): the deliveries a change owes commit with it. */
+  webhooks?: { enqueuer: WebhookEnqueuer; inserts: WebhookInserts };
   /** Reviews in a chat workspace: the messages a change owes commit with it. */
   chat?: ChatEnqueuer;
   clock?: () => number;
@@ -62,7 +67,7 @@ export interface UnitOfWorkOptions {
 
 export class DatabaseUnitOfWork implements UnitOfWork {
   private readonly auditLog?: AuditLog;
-  private readonly webhooks?: WebhookEnqueuer;
+  private readonly webhooks?: { enqueuer: WebhookEnqueuer; inserts: WebhookInserts };
   private readonly chat?: ChatEnqueuer;
   private readonly clock: () => number;
 
@@ -86,17 +91,32 @@ export class DatabaseUnitOfWork implements UnitOfWork {
     const result = await this.db.write(async (transaction) => {
       const tx = new DatabaseTx(transaction);
       const value = await work(tx);
+      const now = this.clock();
       const audited = this.auditLog ? [...tx.events.map(auditEntryOf).filter((entry) => entry !== null), ...tx.auditEntries] : [];
-      // PostgreSQL's audit entries travel in the outbox's statement (a round trip fewer); SQLite's are linked below.
-      const pending = audited.length > 0 ? this.auditLog?.pendingInsert(audited, actor, this.clock()) : null;
-      committed = await this.outbox.write(transaction, [...tx.events, ...tx.revocations, ...tx.changes.values()], pending ?? undefined);
+      // PostgreSQL's audit entries and a create's webhook deliveries travel in the outbox's statement (a round trip or two fewer); SQLite's are written below.
+      const pending = audited.length > 0 ? this.auditLog?.pendingInsert(audited, actor, now) : null;
+      const written = await this.outbox.write(transaction, [...tx.events, ...tx.revocations, ...tx.changes.values()], {
+        alongside: pending ?? undefined,
+        withEntry: this.carriedDeliveries(tx.events, now) ?? undefined,
+      });
+      committed = written.entries;
       const events = committed.filter((entry): entry is PublishedEvent => !CONTROL_TYPES.includes(entry.type));
-      if (this.webhooks && events.length > 0) await this.webhooks(tx, events);
+      if (this.webhooks && events.length > 0) {
+        if (written.withEntryRows === null) await this.webhooks.enqueuer.enqueue(tx, events);
+        else if (written.withEntryRows > 0) this.webhooks.enqueuer.owe(events[0]);
+      }
       if (this.chat && events.length > 0) await this.chat(tx, events);
-      if (audited.length > 0 && !pending) await this.auditLog?.append(tx, audited, actor, this.clock());
+      if (audited.length > 0 && !pending) await this.auditLog?.append(tx, audited, actor, now);
       return value;
     }, options);
     for (const entry of committed) this.feed.publish(entry);
     return result;
+  }
+
+  /** The insert of the deliveries a transaction's one event owes, for the outbox's statement to carry; null when it has none to carry. */
+  private carriedDeliveries(events: readonly DomainEvent[], now: number): Statement | null {
+    if (!this.webhooks || events.length !== 1) return null;
+    const delivery = this.webhooks.enqueuer.deliveryOf(events[0], now);
+    return delivery ? this.webhooks.inserts.carriedInsert(delivery, now) : null;
   }
 }

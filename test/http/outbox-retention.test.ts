@@ -34,8 +34,8 @@ it('removes entries past their retention as writes go on, whether a transaction 
   const outbox = new Outbox(db, () => now);
   const event = (reviewId: number) => domainEvent('review.decided', { id: reviewId, organization_id: null, agent_id: null }, { id: reviewId } as ReviewRecord);
 
-  const [old] = await db.write((transaction) => outbox.write(transaction, [event(1)]));
-  const [olderPair] = await db.write((transaction) => outbox.write(transaction, [event(2), event(3)]));
+  const [old] = (await db.write((transaction) => outbox.write(transaction, [event(1)]))).entries;
+  const [olderPair] = (await db.write((transaction) => outbox.write(transaction, [event(2), event(3)]))).entries;
   now += OUTBOX_RETENTION_MS + 1;
   // Single entries (a create's), as most writes are, until pruning comes round.
   for (let n = 0; n < 600; n += 1) await db.write((transaction) => outbox.write(transaction, [event(10 + n)]));

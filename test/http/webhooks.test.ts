@@ -145,6 +145,41 @@ describe('webhooks', () => {
   });
 });
 
+  it('owe an event only to the active endpoints of its own organization that take its type, one message id per event', async () => {
+    const decidedOnly = await webhook('/decided-only', ['review.decided']);
+    const paused = await webhook('/paused');
+    expect((await call(server.url, 'PATCH', `/webhooks/${paused.id}`, { is_active: false }, { headers: admin })).status).toBe(200);
+    const other = await call(server.url, 'POST', '/organizations', { name: 'Elsewhere' }, { headers: bearer(OPERATOR_KEY) });
+    const elsewhere = await call(server.url, 'POST', '/webhooks', { url: `${receiverUrl}/elsewhere` }, { headers: bearer(other.body.api_key.key) });
+    const takesAll = await webhook('/takes-all');
+
+    const review = await call(server.url, 'POST', '/reviews', { task_type: 'refund', proposed_action: 'Refund EUR 12' }, { headers: admin });
+    expect(review.status).toBe(201);
+    const deliveries = async (id: number, key: Record<string, string> = admin): Promise<Array<{ event_type: string; message_id: string }>> => {
+      const listed = await call(server.url, 'GET', `/webhooks/${id}/deliveries`, undefined, { headers: key });
+      expect(listed.status).toBe(200);
+      return listed.body.deliveries;
+    };
+    // Written with the create, in its transaction: there to read as soon as it has answered.
+    const [created] = await deliveries(takesAll.id);
+    expect(created).toMatchObject({ event_type: 'review.created', message_id: expect.stringMatching(/^msg_\d+$/) });
+    expect(await deliveries(decidedOnly.id)).toEqual([]);
+    expect(await deliveries(paused.id)).toEqual([]);
+    expect(await deliveries(elsewhere.body.id, bearer(other.body.api_key.key))).toEqual([]);
+
+    const person = await call(server.url, 'POST', '/users', { email: 'eli@hooked.example', name: 'Eli', role: 'reviewer' }, { headers: admin });
+    await call(server.url, 'POST', `/reviews/${review.body.id}/decide`, { decision_type: 'approve', reviewer_id: person.body.id }, { headers: admin });
+    const [decided] = await deliveries(decidedOnly.id);
+    expect(decided.event_type).toBe('review.decided');
+    const toAll = await deliveries(takesAll.id);
+    expect(toAll.map((delivery) => delivery.event_type).sort()).toEqual(['review.created', 'review.decided']);
+    expect(toAll.find((delivery) => delivery.event_type === 'review.decided')?.message_id).toBe(decided.message_id);
+    expect(decided.message_id).not.toBe(created.message_id);
+    await eventually(() => at('/takes-all').length >= 2 && at('/decided-only').length >= 1, 10_000, 'the deliveries sent');
+    expect(at('/paused')).toEqual([]);
+    expect(at('/elsewhere')).toEqual([]);
+  });
+
 describe('the SSRF guard, on by default', () => {
   it('refuses a loopback receiver at delivery time, and records why', async () => {
     const guarded = await startTestServer({ edition: 'hosted', operator_key: OPERATOR_KEY, webhook_allow_http: true, webhook_retry_schedule: [60] });

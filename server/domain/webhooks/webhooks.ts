@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, invalidInput, notFound, refuseNul } from '../shared/errors';
-import type { PublishedEvent } from '../shared/events';
+import type { DomainEvent, PublishedEvent } from '../shared/events';
 import type { Clock, Tx, UnitOfWork } from '../shared/unit-of-work';
 import type { Principal } from '../shared/principal';
 import type { WebhookFields } from './records';
@@ -30,7 +30,7 @@ export interface WebhookInput {
 export type WebhookChanges = Partial<Omit<WebhookInput, 'organization_id'>>;
 
 /** The webhook type of an event: an expiry's decision is `review.expired`. */
-function webhookTypeOf(event: PublishedEvent): string {
+function webhookTypeOf(event: DomainEvent): string {
   if (event.type === 'review.decided' && event.payload.decision?.reviewer_name === EXPIRY_REVIEWER) return 'review.expired';
   return event.type;
 }
@@ -39,9 +39,6 @@ function webhookTypeOf(event: PublishedEvent): string {
 function body(type: string, now: number, data: unknown): string {
   return JSON.stringify({ type, timestamp: new Date(now).toISOString(), data });
 }
-
-/** Writes, in a transaction, the deliveries its committed events owe the endpoints of their organizations. */
-export type WebhookEnqueuer = (tx: Tx, events: readonly PublishedEvent[]) => Promise<void>;
 
 /**
  * The events of this process whose transaction wrote webhook deliveries: once such an event is
@@ -62,27 +59,59 @@ export class OwedDeliveries {
   }
 }
 
+/** What one event owes: a delivery of `payload`, as `type`, to each active endpoint of `owner` (null: the installation) that takes that type. */
+export interface OwedDelivery {
+  owner: number | null;
+  type: string;
+  payload: string;
+}
+
+/** The deliveries committed events owe the endpoints of their organizations, written in the transaction of the change. */
+export interface WebhookEnqueuer {
+  /** What `event` owes, if any endpoint takes it; null when it has no owner whose endpoints could. */
+  deliveryOf(event: DomainEvent, now: number): OwedDelivery | null;
+  /** Writes the deliveries `events` owe, looking up the endpoints that take each. */
+  enqueue(tx: Tx, events: readonly PublishedEvent[]): Promise<void>;
+  /** `event`'s transaction wrote deliveries without `enqueue` (carried in its outbox statement): the dispatcher is to look. */
+  owe(event: PublishedEvent): void;
+}
+
+/** A delivery's message id is this and its event's id: one per event, whichever endpoints it goes to (receivers deduplicate on it). */
+export const MESSAGE_ID_PREFIX = 'msg_';
+
+function messageIdOf(eventId: number): string {
+  return `${MESSAGE_ID_PREFIX}${eventId}`;
+}
+
 /**
  * `installation`: the self-hosted edition, whose endpoints (from the `webhooks` setting) receive
  * every event, whatever `organization_id` label it carries; otherwise each organization's own.
  */
 export function webhookEnqueuer(webhooks: WebhookRepository, clock: Clock, installation: boolean, owed: OwedDeliveries): WebhookEnqueuer {
-  return async (tx, events) => {
-    const now = clock();
-    for (const event of events) {
-      const owner = installation ? null : event.organization_id;
-      if (!installation && owner === null) continue;
-      const type = webhookTypeOf(event);
-      const subscribers = await webhooks.subscribers(tx, owner, type);
-      if (subscribers.length === 0) continue;
-      const payload = body(type, now, event.payload);
-      await webhooks.enqueue(
-        tx,
-        subscribers.map((webhookId) => ({ webhook_id: webhookId, message_id: `msg_${event.id}`, event_type: type, payload })),
-        now,
-      );
-      owed.mark(event);
-    }
+  const deliveryOf = (event: DomainEvent, now: number): OwedDelivery | null => {
+    const owner = installation ? null : event.organization_id;
+    if (!installation && owner === null) return null;
+    const type = webhookTypeOf(event);
+    return { owner, type, payload: body(type, now, event.payload) };
+  };
+  return {
+    deliveryOf,
+    async enqueue(tx, events) {
+      const now = clock();
+      for (const event of events) {
+        const delivery = deliveryOf(event, now);
+        if (!delivery) continue;
+        const subscribers = await webhooks.subscribers(tx, delivery.owner, delivery.type);
+        if (subscribers.length === 0) continue;
+        await webhooks.enqueue(
+          tx,
+          subscribers.map((webhookId) => ({ webhook_id: webhookId, message_id: messageIdOf(event.id), event_type: delivery.type, payload: delivery.payload })),
+          now,
+        );
+        owed.mark(event);
+      }
+    },
+    owe: (event) => owed.mark(event),
   };
 }
 
