@@ -72,6 +72,8 @@ export interface GreenlightOptions {
   workers?: number;
   /** Settings of the measurement's own (`GREENLIGHT_…`). */
   settings?: NodeJS.ProcessEnv;
+  /** Another checkout, built, to run instead of this one (`alternate.ts` compares two). */
+  root?: string;
 }
 
 /**
@@ -86,7 +88,7 @@ const RECEIPT_KEY_ENCRYPTION_KEY = randomBytes(32).toString('base64');
  */
 export async function startGreenlight(dataDir: string, options: GreenlightOptions = {}): Promise<BenchProcess & { dashboardUrl?: string }> {
   const [apiPort, dashboardPort] = await freePorts(2);
-  const args = [path.join(ROOT, 'bin', 'greenlight.js'), 'start', '--port', String(apiPort), '--dashboard-port', String(dashboardPort)];
+  const args = [path.join(options.root ?? ROOT, 'bin', 'greenlight.js'), 'start', '--port', String(apiPort), '--dashboard-port', String(dashboardPort)];
   if (!options.dashboard) args.push('--api-only');
   if (options.workers) args.push('--workers', String(options.workers));
   const database = options.databaseUrl ? { GREENLIGHT_DATABASE_URL: options.databaseUrl } : {};

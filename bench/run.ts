@@ -14,14 +14,14 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import autocannon from 'autocannon';
 import pg from 'pg';
 import { chromiumAvailable } from './chromium';
 import { firstQueueRenderMs, initialBundleBytes } from './dashboard';
-import { type Answer, inParallel, median, percentile, request, type ReviewBody, reviewBody, timed } from './http';
+import { type Answer, inParallel, median, percentile, request, reviewBody, timed } from './http';
 import { GOVERNED_EVERY, hostedBodies, organizationAgentKey } from './hosted-rules';
 import { type BenchProcess, cpuSeconds, type GreenlightOptions, residentBytes, startBaseline, startGreenlight } from './processes';
 import { postgresUnavailable, withBenchDatabase } from './postgres';
+import { type CreateLoad, createLoad, type LoadOptions } from './load';
 import { seedReviews } from './seed';
 
 interface Scale {
@@ -288,53 +288,6 @@ async function heldByBareExpress(scale: Scale): Promise<number> {
   }
 }
 
-interface CreateLoad {
-  perSecond: number;
-  cpuMsPerCreate: number;
-  /** PostgreSQL's server processes' CPU time per create (zero on SQLite, which runs inside the server). */
-  databaseCpuMsPerCreate: number;
-}
-
-interface LoadOptions {
-  connections?: number;
-  /** Also the CPU time of PostgreSQL's processes (everything on the machine's server: keep it otherwise idle). */
-  postgres?: boolean;
-  /** The bodies each connection sends in turn (by default one review, again and again). */
-  bodies?: ReviewBody[];
-  /** Sent with every create (an organization's API key). */
-  headers?: Record<string, string>;
-}
-
-/** POST /reviews from the connections shared out over `targets`, and the CPU time their processes (and PostgreSQL's) spent per create. */
-async function createLoad(targets: BenchProcess[], seconds: number, { connections = 10, postgres = false, bodies, headers = {} }: LoadOptions = {}): Promise<CreateLoad> {
-  const load = (target: BenchProcess, length: { duration: number } | { amount: number }): Promise<autocannon.Result> =>
-    autocannon({
-      url: `${target.url}/reviews`,
-      method: 'POST',
-      connections: connections / targets.length,
-      ...length,
-      headers: { ...headers, 'content-type': 'application/json' },
-      ...(bodies ? { requests: bodies.map((body) => ({ body: JSON.stringify(body) })) } : { body: JSON.stringify(reviewBody(1)) }),
-    });
-  // A fresh server's first creates compile its request validator and warm its statements: a
-  // second or more of CPU that a short round on shared cores would otherwise measure instead
-  // of the creates (four processes doing it at once left a 2 s round with nothing answered).
-  await Promise.all(targets.map((target) => load(target, { amount: 10 * connections })));
-  const cpuBefore = targets.map((target) => cpuSeconds(target.pid));
-  const databaseBefore = postgres ? databaseCpuSeconds() : new Map<number, number>();
-  const results = await Promise.all(targets.map((target) => load(target, { duration: seconds })));
-  const cpuSpent = targets.reduce((sum, target, i) => sum + cpuSeconds(target.pid) - cpuBefore[i], 0);
-  const databaseSpent = postgres ? databaseCpuSpent(databaseBefore, databaseCpuSeconds()) : 0;
-  const failed = results.reduce((sum, result) => sum + result.non2xx + result.errors + result.timeouts, 0);
-  if (failed > 0) throw new Error(`${failed} creates failed under load`);
-  const created = results.reduce((sum, result) => sum + result['2xx'], 0);
-  return {
-    perSecond: results.reduce((sum, result) => sum + result.requests.average, 0),
-    cpuMsPerCreate: (cpuSpent * 1000) / created,
-    databaseCpuMsPerCreate: (databaseSpent * 1000) / created,
-  };
-}
-
 function recordLoads(section: string, figure: string, loads: CreateLoad[]): CreateLoad {
   const perSecond = median(loads.map((load) => load.perSecond));
   const cpuMsPerCreate = median(loads.map((load) => load.cpuMsPerCreate));
@@ -489,28 +442,6 @@ async function onPostgres(
 async function postgresDelivery(scale: Scale): Promise<void> {
   console.log(`\n6. PostgreSQL decision delivery: ${scale.latencyWaiters} agents blocked across two API processes, each decided through the other`);
   await onPostgres('PostgreSQL delivery (2 processes)', 2, (servers) => measureDelivery('PostgreSQL delivery (2 processes)', servers, scale.latencyWaiters, 20));
-}
-
-/** CPU time PostgreSQL's server processes have used so far, in seconds: each connection's backend, the writers and the WAL. */
-function databaseCpuSeconds(): Map<number, number> {
-  const spent = new Map<number, number>();
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (fs.readFileSync(`/proc/${entry}/comm`, 'utf8').trim() !== 'postgres') continue;
-      spent.set(Number(entry), cpuSeconds(Number(entry)));
-    } catch {
-      // gone between the listing and the read
-    }
-  }
-  return spent;
-}
-
-/** The database's CPU time spent between two readings; a backend that started in between counts from zero. */
-function databaseCpuSpent(before: Map<number, number>, after: Map<number, number>): number {
-  let spent = 0;
-  for (const [pid, seconds] of after) spent += seconds - (before.get(pid) ?? 0);
-  return spent;
 }
 
 /** The floor on PostgreSQL: `bench/baseline-postgres-server.ts` on a database with Greenlight's schema, less the statistics trigger. */

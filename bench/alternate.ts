@@ -1,0 +1,97 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { hostedBodies, organizationAgentKey } from './hosted-rules';
+import { median } from './http';
+import { type CreateLoad, createLoad, type LoadOptions } from './load';
+import { postgresUnavailable, withBenchDatabase } from './postgres';
+import { startGreenlight } from './processes';
+
+/**
+ * `node dist/bench/alternate.js <checkout A> <checkout B> [--hosted] [--rounds N] [--seconds S]`
+ *
+ * Two builds of Greenlight (each checkout built with `npm run build`) creating reviews on one
+ * PostgreSQL database, taking turns, one API process at a time at 32 connections: how to tell a
+ * change from this machine's drift, which moves a section's figures by a third between runs of
+ * `npm run bench`. `--hosted`: an organization's agent key, the organization holding the bench's
+ * 50 routing rules and 10 workflows; otherwise self-hosted creates. Both builds must agree on the
+ * schema (the first started migrates the database). Prints every round, then the medians and B
+ * against A.
+ */
+const CONNECTIONS = 32;
+
+interface Arguments {
+  builds: [string, string];
+  hosted: boolean;
+  rounds: number;
+  seconds: number;
+}
+
+function parse(args: string[]): Arguments {
+  const value = (flag: string, fallback: number): number => {
+    const at = args.indexOf(flag);
+    return at >= 0 ? Number(args[at + 1]) : fallback;
+  };
+  const builds = args.filter((arg, i) => !arg.startsWith('--') && !['--rounds', '--seconds'].includes(args[i - 1]));
+  if (builds.length !== 2) throw new Error('usage: alternate.js <checkout A> <checkout B> [--hosted] [--rounds N] [--seconds S]');
+  for (const build of builds) {
+    if (!fs.existsSync(path.join(build, 'dist', 'server'))) throw new Error(`${build} is not built: run npm run build there first`);
+  }
+  return { builds: [path.resolve(builds[0]), path.resolve(builds[1])], hosted: args.includes('--hosted'), rounds: value('--rounds', 3), seconds: value('--seconds', 10) };
+}
+
+async function main(): Promise<void> {
+  const { builds, hosted, rounds, seconds } = parse(process.argv.slice(2));
+  const unavailable = await postgresUnavailable();
+  if (unavailable) throw new Error(unavailable);
+  const operatorKey = randomBytes(24).toString('base64url');
+  const settings: NodeJS.ProcessEnv = hosted ? { GREENLIGHT_EDITION: 'hosted', GREENLIGHT_OPERATOR_KEY: operatorKey } : {};
+  const loads: [CreateLoad[], CreateLoad[]] = [[], []];
+  await withBenchDatabase(async (databaseUrl) => {
+    let options: LoadOptions = { connections: CONNECTIONS, postgres: true };
+    for (let round = 0; round < rounds; round += 1) {
+      for (const [i, root] of builds.entries()) {
+        const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'greenlight-alternate-'));
+        try {
+          const server = await startGreenlight(dir, { databaseUrl, settings, root });
+          try {
+            if (hosted && round === 0 && i === 0) {
+              const key = await organizationAgentKey(server.url, operatorKey, { withRules: true });
+              options = { ...options, bodies: hostedBodies(), headers: { authorization: `Bearer ${key}` } };
+            }
+            const load = await createLoad([server], seconds, options);
+            loads[i].push(load);
+            console.log(`round ${round + 1}, ${'AB'[i]}: ${described(load)}`);
+          } finally {
+            await server.stop();
+          }
+        } finally {
+          fs.rmSync(dir, { recursive: true, force: true });
+        }
+      }
+    }
+  });
+  const [a, b] = loads.map(medians);
+  console.log(`\nA ${builds[0]}: ${described(a)}\nB ${builds[1]}: ${described(b)}`);
+  console.log(
+    `B / A: throughput ${(b.perSecond / a.perSecond).toFixed(2)}×, server CPU per create ${(b.cpuMsPerCreate / a.cpuMsPerCreate).toFixed(2)}×, database CPU per create ${(b.databaseCpuMsPerCreate / a.databaseCpuMsPerCreate).toFixed(2)}×`,
+  );
+}
+
+function medians(loads: CreateLoad[]): CreateLoad {
+  return {
+    perSecond: median(loads.map((load) => load.perSecond)),
+    cpuMsPerCreate: median(loads.map((load) => load.cpuMsPerCreate)),
+    databaseCpuMsPerCreate: median(loads.map((load) => load.databaseCpuMsPerCreate)),
+  };
+}
+
+function described(load: CreateLoad): string {
+  return `${Math.round(load.perSecond)} creates/s, server CPU ${load.cpuMsPerCreate.toFixed(3)} ms and database CPU ${load.databaseCpuMsPerCreate.toFixed(3)} ms per create`;
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});
