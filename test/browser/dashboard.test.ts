@@ -45,9 +45,12 @@ function openDashboard(options: { width?: number; height?: number; bypassCSP?: b
   return openLiveDashboard(browser, dashboard, options);
 }
 
+/** A setup call, which must succeed: a failure shows here, with the API's answer, not later as a page that never changes. */
 async function post(path: string, body: unknown): Promise<any> {
   const response = await fetch(`${api}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  return response.json();
+  const answer = await response.json();
+  if (!response.ok) throw new Error(`POST ${path} answered ${response.status}: ${JSON.stringify(answer)}`);
+  return answer;
 }
 
 /** An agent's blocking request: resolves with the answer once a reviewer decides. */
@@ -868,7 +871,13 @@ describe('a reviewer sees exactly what will run', () => {
     const page = await openDashboard();
     await page.getByRole('link', { name: 'History' }).click();
     const row = page.locator('.history tbody tr', { hasText: `ui-sql #${decided.id}` });
-    await expect.poll(() => addedLines(row)).toEqual(drawnAsCode);
+    // With whether History is open and what it says if it could not read the list: a row that never comes shows why.
+    const shown = async () => ({
+      history: await page.locator('section.history').count(),
+      alerts: await page.locator('.history [role="alert"]').allTextContents(),
+      added: await addedLines(row),
+    });
+    await expect.poll(shown).toEqual({ history: 1, alerts: [], added: drawnAsCode });
     expect(await row.locator('.diff-line.removed').count()).toBe(1);
     await row.getByRole('link', { name: `ui-sql #${decided.id}` }).click();
     const decision = page.locator('section', { has: page.locator('#decision-heading') });
