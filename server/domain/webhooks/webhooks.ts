@@ -68,7 +68,7 @@ export interface OwedDelivery {
 
 /** The deliveries committed events owe the endpoints of their organizations, written in the transaction of the change. */
 export interface WebhookEnqueuer {
-  /** What `event` owes, if any endpoint takes it; null when it has no owner whose endpoints could. */
+  /** What `event` owes, if any endpoint takes it; null when no endpoint could (no owner to have them, or a type none may take). */
   deliveryOf(event: DomainEvent, now: number): OwedDelivery | null;
   /** Writes the deliveries `events` owe, looking up the endpoints that take each. */
   enqueue(tx: Tx, events: readonly PublishedEvent[]): Promise<void>;
@@ -92,6 +92,8 @@ export function webhookEnqueuer(webhooks: WebhookRepository, clock: Clock, insta
     const owner = installation ? null : event.organization_id;
     if (!installation && owner === null) return null;
     const type = webhookTypeOf(event);
+    // An agent's wait (`review.waiting`) is no webhook event: it would only be looked up for nobody.
+    if (!(WEBHOOK_EVENTS as readonly string[]).includes(type)) return null;
     return { owner, type, payload: body(type, now, event.payload) };
   };
   return {
