@@ -88,26 +88,32 @@ function messageIdOf(eventId: number): string {
  * every event, whatever `organization_id` label it carries; otherwise each organization's own.
  */
 export function webhookEnqueuer(webhooks: WebhookRepository, clock: Clock, installation: boolean, owed: OwedDeliveries): WebhookEnqueuer {
-  const deliveryOf = (event: DomainEvent, now: number): OwedDelivery | null => {
+  /** Whose endpoints `event` could go to, and as which type; null when none could. */
+  const addressOf = (event: DomainEvent): Omit<OwedDelivery, 'payload'> | null => {
     const owner = installation ? null : event.organization_id;
     if (!installation && owner === null) return null;
     const type = webhookTypeOf(event);
     // An agent's wait (`review.waiting`) is no webhook event: it would only be looked up for nobody.
     if (!(WEBHOOK_EVENTS as readonly string[]).includes(type)) return null;
-    return { owner, type, payload: body(type, now, event.payload) };
+    return { owner, type };
   };
   return {
-    deliveryOf,
+    deliveryOf(event, now) {
+      const address = addressOf(event);
+      return address && { ...address, payload: body(address.type, now, event.payload) };
+    },
     async enqueue(tx, events) {
       const now = clock();
       for (const event of events) {
-        const delivery = deliveryOf(event, now);
-        if (!delivery) continue;
-        const subscribers = await webhooks.subscribers(tx, delivery.owner, delivery.type);
+        const address = addressOf(event);
+        if (!address) continue;
+        const subscribers = await webhooks.subscribers(tx, address.owner, address.type);
         if (subscribers.length === 0) continue;
+        // The body only once someone takes the event: most events of most changes go to nobody.
+        const payload = body(address.type, now, event.payload);
         await webhooks.enqueue(
           tx,
-          subscribers.map((webhookId) => ({ webhook_id: webhookId, message_id: messageIdOf(event.id), event_type: delivery.type, payload: delivery.payload })),
+          subscribers.map((webhookId) => ({ webhook_id: webhookId, message_id: messageIdOf(event.id), event_type: address.type, payload })),
           now,
         );
         owed.mark(event);
