@@ -18,6 +18,8 @@ interface ValidatorError {
   status: number;
   message: string;
   errors: Array<{ path?: string; message: string }>;
+  /** A 405's `Allow`: the methods the path does take. */
+  headers?: { Allow?: string };
 }
 
 function isValidatorError(error: unknown): error is ValidatorError {
@@ -111,6 +113,7 @@ export function errorHandler(log: Logger): ErrorRequestHandler {
     }
     if (isValidatorError(error) && error.status >= 400 && error.status < 500) {
       const { detail, errors } = validatorProblem(error);
+      if (error.headers?.Allow) res.set('Allow', error.headers.Allow);
       return sendProblem(res, error.status, detail, errors.length > 0 ? { errors } : {});
     }
     const parsed = bodyParserProblem(error as { type?: string });

@@ -118,6 +118,23 @@ describe('the OpenAPI document', () => {
     const allowed = document.components.schemas.Urgency.enum.join(', ');
     expect(problem.detail).toBe(`urgency must be one of: ${allowed}`);
   });
+
+  it('finds a request\'s operation however its path is written, and knows a path it serves by another method', async () => {
+    // Paths are matched case-insensitively, with or without a trailing slash, as Express routes them.
+    for (const path of ['/REVIEWS', '/Reviews/', '/reviews']) {
+      const created = await fetch(`${server.url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ task_type: 'x', proposed_action: 'y', urgency: 'whenever' }),
+      });
+      expect(created.status).toBe(400);
+      expect(((await created.json()) as { detail: string }).detail).toMatch(/^urgency must be one of/);
+    }
+    const wrongMethod = await fetch(`${server.url}/stats`, { method: 'DELETE' });
+    expect(wrongMethod.status).toBe(405);
+    expect(wrongMethod.headers.get('allow')).toBe('GET');
+    expect((await fetch(`${server.url}/statistics`)).status).toBe(404);
+  });
 });
 
 interface ProbedOperation {
