@@ -120,6 +120,8 @@ describe('the hosted dashboard', () => {
     for (const [section, file] of [['Teams', 'hosted-console-teams'], ['Agents', 'hosted-console-agents']]) {
       await page.locator('.console-nav').getByRole('link', { name: section }).click();
       await expect.poll(() => page.getByRole('heading', { level: 2, name: section }).count()).toBe(1);
+      // The page's list, not the "Loading…" it shows while reading it.
+      await expect.poll(() => page.getByText('Loading…').count()).toBe(0);
       await page.screenshot({ path: path.join(SCREENSHOTS, `${file}.png`) });
     }
     await page.locator('.console-nav').getByRole('link', { name: 'Audit log' }).click();
