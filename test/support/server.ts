@@ -5,6 +5,8 @@ import { expect } from 'vitest';
 import { type Config, defaultConfig } from '../../server/config/settings';
 import type { RunningServer, StartOptions } from '../../server/app/api-server';
 import { startServerUnderTest, type TestHandle } from '../../server/app/test-handle';
+import { migrate } from '../../server/db/migrate';
+import { openSqlite } from '../../server/db/sqlite';
 import { createTestDatabase, TEST_DATABASE_URL } from './postgres';
 import { makeTempDir } from './temp';
 
@@ -30,6 +32,30 @@ const CHEAP_PASSWORD_COST = { N: 2 ** 10, r: 8, p: 1 };
  */
 export const TEST_RECEIPT_KEY_ENCRYPTION_KEY = 'test-receipt-key-encryption-key-0123456789';
 
+let migratedSqlite: Promise<string> | undefined;
+
+/**
+ * An SQLite file with every migration applied, made once per test worker (and removed when it
+ * exits): each test server starts on a copy of it, as each PostgreSQL one starts on a copy of the
+ * run's template, rather than spending a tenth of a second migrating a file of its own, hundreds
+ * of times a run. The migrations themselves are tested on files of their own.
+ */
+function migratedSqliteFile(): Promise<string> {
+  migratedSqlite ??= (async () => {
+    const temp = makeTempDir('greenlight-template-');
+    process.once('exit', temp.remove);
+    const file = path.join(temp.dir, 'greenlight.db');
+    const db = openSqlite(file);
+    try {
+      await migrate(db.sequelize);
+    } finally {
+      await db.close();
+    }
+    return file;
+  })();
+  return migratedSqlite;
+}
+
 /**
  * The real server on a random loopback port with its own SQLite file, checking every
  * response against the OpenAPI document.
@@ -38,6 +64,7 @@ export async function startTestServer(overrides: Partial<Config> = {}, options: 
   const temp = makeTempDir();
   // A database of its own, unless the test reopens another server's.
   const database = overrides.database_url === undefined && TEST_DATABASE_URL ? await createTestDatabase() : null;
+  if (overrides.database_url === undefined && !TEST_DATABASE_URL) fs.copyFileSync(await migratedSqliteFile(), path.join(temp.dir, 'greenlight.db'));
   const config: Config = {
     ...defaultConfig(),
     api_port: 0,
