@@ -125,8 +125,14 @@ function firstSegment(path: string): string {
  */
 function narrowRouteLookup(): void {
   const validatorDir = path.dirname(require.resolve('express-openapi-validator'));
-  const metadata = require(path.join(validatorDir, 'middlewares', 'openapi.metadata.js')) as MetadataModule;
-  if (metadata[memoized]) return;
+  let metadata: MetadataModule;
+  try {
+    metadata = require(path.join(validatorDir, 'middlewares', 'openapi.metadata.js')) as MetadataModule;
+  } catch {
+    // A version of the validator laid out otherwise looks requests up its own way, unnarrowed.
+    return;
+  }
+  if (metadata[memoized] || typeof metadata.applyOpenApiMetadata !== 'function') return;
   const apply = metadata.applyOpenApiMetadata;
   metadata.applyOpenApiMetadata = (context, responseApiDoc) => {
     const all = context.expressRouteMap;
