@@ -352,8 +352,15 @@ export function openSqlite(file: string, options: OpenOptions = {}): Database {
     // Writes still queued (their clients may be gone) finish before the connections close.
     close: async () => {
       await writes.settled();
-      const writer = (sequelize.connectionManager as unknown as SqliteConnectionManager).connections[WRITER];
-      if (writer) await prepared.release(writer);
+      const { connections } = sequelize.connectionManager as unknown as SqliteConnectionManager;
+      if (connections[WRITER]) await prepared.release(connections[WRITER]);
+      // Sequelize would close its connections all at once, each on a thread of its own, where each
+      // may still find another open and none folds the write-ahead log into the file. One after
+      // another, the last closes alone: a stopped server leaves one complete file behind.
+      for (const [key, connection] of Object.entries(connections)) {
+        await new Promise<void>((resolve, reject) => connection.close((error) => (error ? reject(error) : resolve())));
+        delete connections[key];
+      }
       await sequelize.close();
     },
   };
