@@ -145,16 +145,13 @@ function narrowRouteLookup(): void {
       bySegment.set(segment, { ...bySegment.get(segment), [route]: all[route] });
     }
     let shown = all;
-    // The lookup reads the map once per request, synchronously, before it hands on: shown only then.
+    // Only this lookup sees the narrowed map, and it reads it synchronously, while it runs.
     const narrowed: OpenApiContext = Object.create(context, { expressRouteMap: { get: () => shown } });
     const lookup = apply(narrowed, responseApiDoc);
     return (req, res, next) => {
       shown = bySegment.get(firstSegment((context.useRequestUrl ? req.url : req.originalUrl).split('?')[0])) ?? all;
       try {
-        lookup(req, res, (error?: unknown) => {
-          shown = all;
-          next(error);
-        });
+        lookup(req, res, next);
       } finally {
         shown = all;
       }
