@@ -65,6 +65,31 @@ describe('a review by its address', () => {
     await page.context().close();
   });
 
+  it('shows the review the address names again when the address returns to it before the dashboard saw it leave', async () => {
+    const before = await file({ task_type: 'link-return', proposed_action: 'Refund order 4 (link test)', urgency: 'critical' });
+    const after = await file({ task_type: 'link-return', proposed_action: 'Refund order 5 (link test)', urgency: 'critical' });
+    const page = await open(after.links.dashboard);
+    await expect.poll(() => page.locator(`#review-${after.id}`).getAttribute('aria-selected')).toBe('true');
+
+    // `k` moves to the review before and adds its address; the address then returns, within the
+    // same task, before the dashboard handles the change — as Back does when it overtakes a
+    // quick move's event.
+    const moved = await page.evaluate(async (returnTo) => {
+      const left = location.hash;
+      document.body.dispatchEvent(new KeyboardEvent('keydown', { key: 'k', bubbles: true }));
+      for (let turns = 0; location.hash === left && turns < 100; turns++) await Promise.resolve();
+      const movedTo = location.hash;
+      history.replaceState(history.state, '', returnTo);
+      return movedTo;
+    }, `#/reviews/${after.id}`);
+    expect(moved).toBe(`#/reviews/${before.id}`);
+
+    await expect.poll(() => page.locator(`#review-${after.id}`).getAttribute('aria-selected')).toBe('true');
+    await expect.poll(() => page.locator('.detail-pane').textContent()).toContain('Refund order 5 (link test)');
+    expect(hashOf(page)).toBe(`#/reviews/${after.id}`);
+    await page.context().close();
+  });
+
   it('opens a pending review further down the queue than its first page (100 reviews) cold, listed and selected', async () => {
     const ahead = Array.from({ length: 105 }, (_, i) => ({ task_type: 'link-ahead', proposed_action: `Tag ticket ${i} (ahead)`, urgency: 'high' }));
     await Promise.all(ahead.map((body) => file(body)));

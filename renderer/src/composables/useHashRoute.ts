@@ -20,6 +20,11 @@ export const reviewAddress = (id: number): string => `#/reviews/${id}`;
 export interface HashRoute {
   view: Ref<View>;
   detail: Ref<string>;
+  /**
+   * Counts the address's changes, including those that land on the address the route already
+   * shows: Back after two quick moves can return to it before the route saw the move away.
+   */
+  arrivals: Ref<number>;
   go: (view: View) => void;
   /**
    * Shows a review's address: a new entry of the browser's history (Back returns to the one
@@ -37,16 +42,21 @@ export function useHashRoute(): HashRoute {
   const initial = routeOf(location.hash);
   const view = ref<View>(initial.view);
   const detail = ref(initial.detail);
+  const arrivals = ref(0);
+  // Reads the address as it is now, not the event's: events of quick moves arrive after later
+  // moves, and only the present address is the one to show.
   const onChange = (): void => {
     const route = routeOf(location.hash);
     view.value = route.view;
     detail.value = route.detail;
+    arrivals.value += 1;
   };
   window.addEventListener('hashchange', onChange);
   onBeforeUnmount(() => window.removeEventListener('hashchange', onChange));
   return {
     view,
     detail,
+    arrivals,
     go: (next) => {
       location.hash = `#/${next}`;
     },

@@ -66,7 +66,7 @@ export function useReviewAddress(
     else if (id === 'invalid') addressed.value = { kind: 'missing', id: null };
     else if (inside.value) void open(id);
   }
-  watch([addressedId, inside], follow, { immediate: true });
+  watch([addressedId, inside, route.arrivals], follow, { immediate: true });
 
   // Back in the queue from another view, too: the address names the review it shows.
   watch(
