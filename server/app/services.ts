@@ -180,6 +180,7 @@ export async function openServices(config: Config, log: Logger, { clock = Date.n
   const waiters = new DecisionWaiters(feed);
   const hosted = hostedServices(config, stores, unitOfWork, clock, passwordCost, () => background.wakeWebhooks(), random, log);
   forgetOnChange(feed, [hosted.routing.kept, hosted.workflows.kept]);
+  forgetKeysOnRevocation(feed, hosted.organizations);
   const attachments = attachmentService(config, storage, stores, unitOfWork, clock);
   const reviews = reviewUseCases({
     reviews: stores.reviews,
@@ -256,6 +257,16 @@ function forgetOnChange(feed: EventFeed, kept: ReadonlyArray<Pick<PerOrganizatio
   feed.onHearing((hearsEverything) => {
     for (const entries of kept) entries.forgetAll(hearsEverything);
   });
+}
+
+/**
+ * The organization keys this process keeps are forgotten once a key is revoked — by this process
+ * before its revocation answers, by others through the relay — and none is kept while the relay
+ * may miss a revocation.
+ */
+function forgetKeysOnRevocation(feed: EventFeed, organizations: OrganizationService): void {
+  feed.onRevocation(({ principal_id }) => organizations.forgetKeysOnRevocation(principal_id));
+  feed.onHearing((hearsEverything) => organizations.keepKeysWhile(hearsEverything));
 }
 
 /** The receipt signing keys under this process's key-encryption key (the setting, or the secret kept in data_dir). */

@@ -28,7 +28,7 @@ export interface Database {
   insertReturningId(sql: string, bind: Record<string, unknown>, transaction: Transaction): Promise<number>;
   /**
    * Runs a SELECT (`$name` parameters), in `transaction` if given, and returns its rows: for the
-   * reads every request makes (its key, its organization's rows), which each database runs its
+   * reads requests make often (a key, an organization's rows), which each database runs its
    * cheapest way.
    */
   selectRows<Row extends object>(sql: string, bind: Record<string, unknown>, transaction?: Transaction): Promise<Row[]>;

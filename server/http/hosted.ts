@@ -44,7 +44,8 @@ export function isHostedPublicPath(path: string): boolean {
 const READ_ONLY_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
- * The hosted edition's keys: the operator's, or an organization's (looked up on every request).
+ * The hosted edition's keys: the operator's, or an organization's (read once per process and kept
+ * until a key is revoked: see `OrganizationService.authenticate`).
  * Organizations' keys are 256 random bits; the operator's is chosen by a person.
  */
 export function hostedKeys(hosted: HostedOptions): BearerKeys {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { QueryTypes } from 'sequelize';
+import { QueryTypes, type Sequelize } from 'sequelize';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { subscribe } from '../support/event-stream';
 import { TEST_DATABASE_URL } from '../support/postgres';
@@ -7,8 +7,9 @@ import { call, type JsonResponse, startTestServer, type TestServer } from '../su
 
 /**
  * Each API process keeps an organization's compiled routing rules and workflows between
- * creates: a change to them, or to the people they name, governs the next create — in the
- * process that made it at once, in another once that process has heard of it.
+ * creates, and the keys it has read: a change to them, or to the people they name, governs the
+ * next create — in the process that made it at once, in another once that process has heard of
+ * it.
  */
 const OPERATOR_KEY = 'operator-key-for-organization-cache-tests-0123';
 const bearer = (key: string): Record<string, string> => ({ authorization: `Bearer ${key}` });
@@ -124,6 +125,17 @@ describe.runIf(TEST_DATABASE_URL)('across API processes on one PostgreSQL databa
     return { changer, creator, org, sam, fay, rule };
   }
 
+  /** Ends both processes' connections that listen for notifications, as a network fault would; returns once both listen again. */
+  async function cutNotifications(sql: Sequelize): Promise<void> {
+    const listening = 'SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query LIKE \'LISTEN%\'';
+    const lost = (await sql.query<{ pid: number }>(listening, { type: QueryTypes.SELECT })).map((row) => row.pid);
+    expect(lost).toHaveLength(2);
+    await sql.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid IN (:lost)', { replacements: { lost } });
+    await expect
+      .poll(async () => (await sql.query<{ pid: number }>(listening, { type: QueryTypes.SELECT })).filter((row) => !lost.includes(row.pid)).length, { timeout: 15_000 })
+      .toBe(2);
+  }
+
   it('routes and governs the next create in one process by a rule and a workflow changed in the other, once it has heard of them', async () => {
     const { changer, creator, org, sam, fay, rule } = await refundsToSam();
     expect((await org.file(creator.url, 'refund')).workflow).toBeUndefined();
@@ -143,14 +155,25 @@ describe.runIf(TEST_DATABASE_URL)('across API processes on one PostgreSQL databa
     const sql = changer.test.sequelize;
     await sql.query('UPDATE routing_rules SET assign_to_user_id = $fay WHERE id = $id', { bind: { fay, id: rule.id } });
     expect((await org.file(creator.url, 'refund')).assigned_to).toMatch(/^sam-/);
-    const listening = 'SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query LIKE \'LISTEN%\'';
-    const lost = (await sql.query<{ pid: number }>(listening, { type: QueryTypes.SELECT })).map((row) => row.pid);
-    expect(lost).toHaveLength(2);
-    await sql.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid IN (:lost)', { replacements: { lost } });
-    await expect
-      .poll(async () => (await sql.query<{ pid: number }>(listening, { type: QueryTypes.SELECT })).filter((row) => !lost.includes(row.pid)).length, { timeout: 15_000 })
-      .toBe(2);
+    await cutNotifications(sql);
 
     expect((await org.file(creator.url, 'refund')).assigned_to).toMatch(/^fay-/);
+  });
+
+  it('keeps no key from before a lost connection to the notifications', async () => {
+    const [reader, writer] = await twoProcesses();
+    const org = await organization(writer.url);
+    const made = created(await call(writer.url, 'POST', `/organizations/${org.id}/api-keys`, { name: 'kept', scope: 'agent' }, { headers: org.admin }));
+    const listReviews = async () => (await call(reader.url, 'GET', '/reviews', undefined, { headers: bearer(made.key) })).status;
+    expect(await listReviews()).toBe(200);
+
+    // A revocation whose announcement never reaches the reader, as while its connection was down:
+    // the reader still takes the key it has read.
+    const sql = writer.test.sequelize;
+    await sql.query('UPDATE api_keys SET revoked_at = $now WHERE id = $id', { bind: { now: Date.now(), id: made.id } });
+    expect(await listReviews()).toBe(200);
+    await cutNotifications(sql);
+
+    expect(await listReviews()).toBe(401);
   });
 });

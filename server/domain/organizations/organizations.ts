@@ -5,6 +5,7 @@ import type { ApiKeyRecord, OrganizationRecord, OrganizationSettings } from './r
 import type { AuditEntryInput, Clock, UnitOfWork } from '../shared/unit-of-work';
 import type { KeyScope, Principal, Scope } from '../shared/principal';
 import { isOrganizationAdmin, organizationOfCaller } from '../shared/scope';
+import { KeptLoads } from '../shared/kept-loads';
 
 /** Recognisable, so that secret scanners find a leaked key. */
 export const API_KEY_PREFIX = 'gl_';
@@ -12,14 +13,24 @@ export const API_KEY_PREFIX = 'gl_';
 const SHOWN_CHARACTERS = API_KEY_PREFIX.length + 6;
 /** A use of a key is written down at most this often: not a write on every request. */
 const LAST_USED_RESOLUTION_MS = 60_000;
+/** Keys a process keeps at most; each is a few hundred bytes. */
+const KEPT_KEYS = 10_000;
 
 export function keyHash(key: string): string {
   return createHash('sha256').update(key, 'utf8').digest('hex');
 }
 
+const KEY_PRINCIPAL_PREFIX = 'key:';
+
 /** The `Principal.id` of an organization's API key. */
 function keyPrincipalId(keyId: number): string {
-  return `key:${keyId}`;
+  return `${KEY_PRINCIPAL_PREFIX}${keyId}`;
+}
+
+/** A valid key as this process keeps it, with when it last wrote down the key's use. */
+interface KnownKey {
+  record: ApiKeyRecord;
+  useWrittenAt: number | null;
 }
 
 export interface OrganizationInput {
@@ -46,7 +57,22 @@ interface OrganizationServiceOptions {
 
 /** The hosted edition's tenants and their API keys. */
 export class OrganizationService {
-  constructor(private readonly options: OrganizationServiceOptions) {}
+  /**
+   * Valid keys by their hash, read once and kept until a key is revoked here or, through the
+   * relay, in another process (or while this process may not hear of revocations: see
+   * `keepKeysWhile`). Unknown and revoked keys are never kept: they are read on every request.
+   */
+  private readonly knownKeys: KeptLoads<string, KnownKey | null>;
+
+  constructor(private readonly options: OrganizationServiceOptions) {
+    this.knownKeys = new KeptLoads(
+      async (hash) => {
+        const record = await options.organizations.findKeyByHash(hash);
+        return record && record.revoked_at === null ? { record, useWrittenAt: record.last_used_at === null ? null : Date.parse(record.last_used_at) } : null;
+      },
+      { keeps: (known) => known !== null, limit: KEPT_KEYS },
+    );
+  }
 
   /** A new organization with its first admin key. Only the operator creates organizations. */
   async create(principal: Principal, input: OrganizationInput): Promise<{ organization: OrganizationRecord; api_key: CreatedApiKey }> {
@@ -128,19 +154,34 @@ export class OrganizationService {
 
   /**
    * The caller an organization's key stands for, or null for a key that is unknown or revoked.
-   * Read from the database on every request, so a revoked key fails on the next one in every
-   * process.
+   * A valid key is read once and kept: its revocation is published to this process before
+   * `revokeKey` returns, and to other processes through the relay a notification later.
    */
   async authenticate(presented: string): Promise<Principal | null> {
     if (!presented.startsWith(API_KEY_PREFIX)) return null;
-    const stored = await this.options.organizations.findKeyByHash(keyHash(presented));
-    if (!stored || stored.revoked_at !== null) return null;
+    const known = await this.knownKeys.get(keyHash(presented));
+    if (!known) return null;
+    const { record } = known;
     const now = this.options.clock();
-    if (stored.last_used_at === null || now - Date.parse(stored.last_used_at) >= LAST_USED_RESOLUTION_MS) {
-      await this.options.organizations.touchKey(stored.id, now);
+    if (known.useWrittenAt === null || now - known.useWrittenAt >= LAST_USED_RESOLUTION_MS) {
+      known.useWrittenAt = now;
+      await this.options.organizations.touchKey(record.id, now);
     }
-    const scope: Scope = stored.agent_id === null ? { organizationId: stored.organization_id } : { organizationId: stored.organization_id, agentId: stored.agent_id };
-    return { kind: 'api_key', scope, id: keyPrincipalId(stored.id), access: stored.scope, label: stored.name };
+    const scope: Scope = record.agent_id === null ? { organizationId: record.organization_id } : { organizationId: record.organization_id, agentId: record.agent_id };
+    return { kind: 'api_key', scope, id: keyPrincipalId(record.id), access: record.scope, label: record.name };
+  }
+
+  /**
+   * A principal was revoked (as the feed publishes it): once it is a key, this process forgets
+   * every key it keeps. Revocations are rare, and forgetting all costs each key one read.
+   */
+  forgetKeysOnRevocation(principalId: string): void {
+    if (principalId.startsWith(KEY_PRINCIPAL_PREFIX)) this.knownKeys.forgetAll();
+  }
+
+  /** Keys are kept only while this process hears of every revocation (see `EventFeed.hearing`). */
+  keepKeysWhile(hearsEverything: boolean): void {
+    this.knownKeys.forgetAll(hearsEverything);
   }
 
   /** The caller's organization, for an admin key; 403 for any other caller. */

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { KeptLoads } from '../../server/domain/shared/kept-loads';
 import { PerOrganization } from '../../server/domain/shared/per-organization';
 
 /** A loader whose loads finish when the test says, each giving what the organization's configuration is at that moment. */
@@ -72,5 +73,40 @@ describe('what a process keeps of each organization', () => {
     });
     await expect(kept.get(1)).rejects.toThrow('the database went away');
     expect(await kept.get(1)).toBe('loaded');
+  });
+});
+
+describe('what a process keeps of other reads (the keys it knows)', () => {
+  it('keeps no value it is told not to, and loads it again next time', async () => {
+    let calls = 0;
+    const kept = new KeptLoads(async (hash: string) => {
+      calls += 1;
+      return hash === 'known' ? { id: 7 } : null;
+    }, { keeps: (value) => value !== null });
+    expect(await kept.get('unknown')).toBeNull();
+    expect(await kept.get('unknown')).toBeNull();
+    expect(calls).toBe(2);
+    expect(await kept.get('known')).toEqual({ id: 7 });
+    expect(await kept.get('known')).toEqual({ id: 7 });
+    expect(calls).toBe(3);
+  });
+
+  it('keeps at most its limit, letting go of the one kept longest', async () => {
+    const loads: string[] = [];
+    const kept = new KeptLoads(async (key: string) => {
+      loads.push(key);
+      return key.toUpperCase();
+    }, { limit: 2 });
+    for (const key of ['a', 'b', 'c', 'b', 'c', 'a']) await kept.get(key);
+    expect(loads).toEqual(['a', 'b', 'c', 'a']);
+  });
+
+  it('forgets everything at once and goes on keeping', async () => {
+    let calls = 0;
+    const kept = new KeptLoads(async () => ++calls);
+    expect(await kept.get('x')).toBe(1);
+    kept.forgetAll();
+    expect(await kept.get('x')).toBe(2);
+    expect(await kept.get('x')).toBe(2);
   });
 });
