@@ -321,6 +321,29 @@ function reuseOneWriterConnection(sequelize: Sequelize, prepared: PreparedInsert
   };
 }
 
+/** Tries to close a connection at most this many times while SQLite finds statements of it unfinished. */
+const CLOSE_ATTEMPTS = 50;
+
+/**
+ * Closes `connection` once the writes queued so far have finished and its prepared inserts are
+ * finalized. A write that work already answered may still start meanwhile — a long-poll's wait
+ * is removed after its agent was answered — and prepare a statement again; SQLite then refuses
+ * to close (SQLITE_BUSY), so the write is let finish and the close tried again.
+ */
+async function closeOnceWritesSettle(connection: SqliteConnection, writes: WriteQueue, prepared: PreparedInserts): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    await writes.settled();
+    await prepared.release(connection);
+    try {
+      await new Promise<void>((resolve, reject) => connection.close((error) => (error ? reject(error) : resolve())));
+      return;
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'SQLITE_BUSY' || attempt === CLOSE_ATTEMPTS) throw error;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+}
+
 /**
  * The embedded database: one SQLite file that this process owns. Writes take turns in the
  * process and share commits (`WriteQueue`); a 201 or 200 means the row is on disk.
@@ -351,14 +374,12 @@ export function openSqlite(file: string, options: OpenOptions = {}): Database {
     },
     // Writes still queued (their clients may be gone) finish before the connections close.
     close: async () => {
-      await writes.settled();
       const { connections } = sequelize.connectionManager as unknown as SqliteConnectionManager;
-      if (connections[WRITER]) await prepared.release(connections[WRITER]);
       // Sequelize would close its connections all at once, each on a thread of its own, where each
       // may still find another open and none folds the write-ahead log into the file. One after
       // another, the last closes alone: a stopped server leaves one complete file behind.
       for (const [key, connection] of Object.entries(connections)) {
-        await new Promise<void>((resolve, reject) => connection.close((error) => (error ? reject(error) : resolve())));
+        await closeOnceWritesSettle(connection, writes, prepared);
         delete connections[key];
       }
       await sequelize.close();

@@ -173,4 +173,17 @@ describe('Database.write', () => {
     expect(fs.existsSync(`${file}-wal`)).toBe(false);
     db = openDatabaseFile(file);
   });
+
+  it('closes cleanly when a write with a prepared insert starts while it closes, and stores that write', async () => {
+    const prepared = (label: string) => (transaction: Transaction) => db.insertReturningId('INSERT INTO entries (label) VALUES ($label)', { label }, transaction);
+    await db.write(prepared('before'));
+    const closing = db.close();
+    // As a long-poll's wait is removed after its agent was answered: queued once closing began.
+    const late = db.write(prepared('late'));
+    await closing;
+    expect(await late).toEqual(expect.any(Number));
+    expect(fs.existsSync(`${file}-wal`)).toBe(false);
+    db = openDatabaseFile(file);
+    expect(await readCommitted('SELECT label FROM entries ORDER BY id')).toEqual([{ label: 'before' }, { label: 'late' }]);
+  });
 });
