@@ -149,10 +149,10 @@ export class AuditStore implements AuditRepository {
       bind[name] = value;
     }
     if (before !== null) {
-      conditions.push('id < $before');
+      conditions.push('sequence < $before');
       bind.before = before;
     }
-    const rows = await this.db.sequelize.query<AuditRow>(`SELECT ${COLUMNS} FROM audit_log WHERE ${conditions.join(' AND ')} ORDER BY id DESC LIMIT $limit`, {
+    const rows = await this.db.sequelize.query<AuditRow>(`SELECT ${COLUMNS} FROM audit_log WHERE ${conditions.join(' AND ')} ORDER BY sequence DESC LIMIT $limit`, {
       bind,
       type: QueryTypes.SELECT,
     });

@@ -26,6 +26,7 @@ import * as tallySlots from './migrations/0024-tally-slots';
 import * as slackRuleChannels from './migrations/0025-slack-rule-channels-and-shown-messages';
 import * as talliesAtCommit from './migrations/0026-tallies-at-commit';
 import * as auditAtCommit from './migrations/0027-audit-at-commit';
+import * as leanAuditIndexes from './migrations/0028-lean-audit-indexes';
 
 /**
  * Listed explicitly rather than globbed so the same list works from TypeScript sources,
@@ -59,6 +60,7 @@ export const MIGRATIONS = [
   { name: '0025-slack-rule-channels-and-shown-messages', up: slackRuleChannels.up, down: slackRuleChannels.down },
   { name: '0026-tallies-at-commit', up: talliesAtCommit.up, down: talliesAtCommit.down },
   { name: '0027-audit-at-commit', up: auditAtCommit.up, down: auditAtCommit.down },
+  { name: '0028-lean-audit-indexes', up: leanAuditIndexes.up, down: leanAuditIndexes.down },
 ];
 
 const MIGRATION_TABLE = 'schema_migrations';

@@ -117,7 +117,7 @@ export class AuditService {
     const page = await this.entries.list(organizationId, filters, cursor, limit + 1);
     const entries = page.slice(0, limit);
     const refs = entries.flatMap((entry) => (entry.target_id === null ? [] : [{ type: entry.target_type, id: entry.target_id }]));
-    return { entries, next_cursor: page.length > limit ? entries[entries.length - 1].id : null, targets: await this.entries.targets(organizationId, refs) };
+    return { entries, next_cursor: page.length > limit ? entries[entries.length - 1].sequence : null, targets: await this.entries.targets(organizationId, refs) };
   }
 
   /**

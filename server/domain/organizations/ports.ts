@@ -54,7 +54,7 @@ export interface AuditRepository {
    * one organization's log take turns, so its sequence has no gaps.
    */
   append(tx: Tx, entries: readonly AuditEntryInput[], actor: AuditActor, now: number): Promise<void>;
-  /** Newest first, below the id `before` when given. */
+  /** Newest first, before the place `before` in the organization's log when given. */
   list(organizationId: number, filters: AuditFilters, before: number | null, limit: number): Promise<AuditRecord[]>;
   /**
    * The targets named by `refs` that exist in the organization now, with their names: another
