@@ -184,7 +184,6 @@ export async function openServices(config: Config, log: Logger, { clock = Date.n
   const attachments = attachmentService(config, storage, stores, unitOfWork, clock);
   const reviews = reviewUseCases({
     reviews: stores.reviews,
-    agents: stores.agents,
     people: stores.people,
     // The hosted edition's organizations route by their own rules first, and run their workflows.
     organizationRouting: edition.organizations ? hosted.routing : undefined,

@@ -26,6 +26,8 @@ export interface Database {
    * the statement every create runs, so each database runs it its cheapest way.
    */
   insertReturningId(sql: string, bind: Record<string, unknown>, transaction: Transaction): Promise<number>;
+  /** `insertReturningId` for an INSERT that may write no row, or should return more: `columns` of each row it wrote. */
+  insertReturning<Row extends object>(sql: string, columns: string, bind: Record<string, unknown>, transaction: Transaction): Promise<Row[]>;
   /**
    * Runs a SELECT (`$name` parameters), in `transaction` if given, and returns its rows: for the
    * reads requests make often (a key, an organization's rows), which each database runs its

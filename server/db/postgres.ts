@@ -139,6 +139,7 @@ export function openPostgres(url: string, options: OpenOptions = {}): Database {
     location: withoutPassword(url),
     write: watchedWrites(writeTransactions(sequelize), options.diskSpace),
     insertReturningId: async (sql, bind, transaction) => Number((await selectRows<{ id: number }>(`${sql} RETURNING id`, bind, transaction))[0].id),
+    insertReturning: (sql, columns, bind, transaction) => selectRows(`${sql} RETURNING ${columns}`, bind, transaction),
     selectRows,
     ping: async () => {
       await sequelize.query('SELECT 1');

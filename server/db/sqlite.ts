@@ -234,15 +234,19 @@ class PreparedInserts {
   private readonly byConnection = new WeakMap<sqlite3.Database, Map<string, Promise<PreparedInsert>>>();
 
   async run(connection: sqlite3.Database, sql: string, bind: Record<string, unknown>): Promise<number> {
-    const { statement, names } = await this.prepared(connection, sql);
-    // By position: binding an array costs the native side far less than looking up names.
-    const values = names.map((name) => bind[name] ?? null);
+    const { statement, values } = await this.bound(connection, sql, bind);
     return new Promise<number>((resolve, reject) => {
       statement.run(values, function (this: sqlite3.RunResult, error: Error | null) {
         if (error) reject(error);
         else resolve(this.lastID);
       });
     });
+  }
+
+  /** For an INSERT … RETURNING: the rows it returns. */
+  async all<Row>(connection: sqlite3.Database, sql: string, bind: Record<string, unknown>): Promise<Row[]> {
+    const { statement, values } = await this.bound(connection, sql, bind);
+    return new Promise<Row[]>((resolve, reject) => statement.all(values, (error: Error | null, rows: Row[]) => (error ? reject(error) : resolve(rows))));
   }
 
   /** Finalizes the statements of `connection`: SQLite will not close a connection that still has some. */
@@ -254,6 +258,12 @@ class PreparedInserts {
       const insert = await prepared.catch(() => null);
       if (insert) await new Promise<void>((resolve) => insert.statement.finalize(() => resolve()));
     }
+  }
+
+  private async bound(connection: sqlite3.Database, sql: string, bind: Record<string, unknown>): Promise<{ statement: sqlite3.Statement; values: unknown[] }> {
+    const { statement, names } = await this.prepared(connection, sql);
+    // By position: binding an array costs the native side far less than looking up names.
+    return { statement, values: names.map((name) => bind[name] ?? null) };
   }
 
   private prepared(connection: sqlite3.Database, sql: string): Promise<PreparedInsert> {
@@ -368,6 +378,7 @@ export function openSqlite(file: string, options: OpenOptions = {}): Database {
     location: file,
     write: watchedWrites((work, workOptions) => writes.run(work, workOptions), options.diskSpace),
     insertReturningId: (sql, bind, transaction) => prepared.run(connectionOf(transaction), sql, bind),
+    insertReturning: (sql, columns, bind, transaction) => prepared.all(connectionOf(transaction), `${sql} RETURNING ${columns}`, bind),
     selectRows: selectThroughSequelize(sequelize),
     ping: async () => {
       await sequelize.query('SELECT 1');

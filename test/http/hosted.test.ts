@@ -191,11 +191,18 @@ describe('registered agents', () => {
     expectProblem(await call(server.url, 'POST', '/agents', { name: 'not mine to add' }, { headers: acme.agent }), 403);
     expectProblem(await call(server.url, 'GET', `/agents/${registered.body.id}`, undefined, { headers: globex.admin }), 404);
 
-    const filed = await call(server.url, 'POST', '/reviews', { ...sampleReview, agent_id: registered.body.id }, { headers: acme.agent });
+    // A registered agent is known by its registered name, whatever the request calls it.
+    const filed = await call(server.url, 'POST', '/reviews', { ...sampleReview, agent_id: registered.body.id, agent_name: 'someone else' }, { headers: acme.agent });
     expect(filed.status).toBe(201);
-    expect(filed.body.agent_id).toBe(registered.body.id);
+    expect(filed.body).toMatchObject({ agent_id: registered.body.id, agent_name: 'refund-bot' });
+    expect((await call(server.url, 'GET', `/reviews/${filed.body.id}`, undefined, { headers: acme.agent })).body.agent_name).toBe('refund-bot');
+
+    const countOf = async (headers: Record<string, string>) => (await call(server.url, 'GET', '/reviews', undefined, { headers })).body.total;
+    const before = [await countOf(acme.admin), await countOf(globex.admin)];
     expectProblem(await call(server.url, 'POST', '/reviews', { ...sampleReview, agent_id: registered.body.id }, { headers: globex.agent }), 404, /agent/);
     expectProblem(await call(server.url, 'POST', '/reviews', { ...sampleReview, agent_id: 999_999 }, { headers: acme.agent }), 404, /agent 999999/);
+    // Refused, the review was not stored: not under another organization, not without its agent.
+    expect([await countOf(acme.admin), await countOf(globex.admin)]).toEqual(before);
   });
 
   it("stamps a bound key's agent on every review it files, and refuses another", async () => {

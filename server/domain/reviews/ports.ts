@@ -11,6 +11,11 @@ export interface NewReview {
   organization_id: number | null;
   agent_id: number | null;
   agent_name: string | null;
+  /**
+   * `agent_id` must name one of the organization's registered agents: the review is stored under
+   * that agent's registered name, whatever `agent_name` says, or not at all.
+   */
+  registeredAgent: boolean;
   task_type: string;
   proposed_action: string;
   agent_reasoning: string | null;
@@ -50,7 +55,8 @@ export interface DueReview {
 }
 
 export interface ReviewRepository {
-  insert(tx: Tx, review: NewReview, claim?: IdempotencyClaim): Promise<ReviewRecord>;
+  /** Null when the review names a registered agent (`registeredAgent`) its organization does not have. */
+  insert(tx: Tx, review: NewReview, claim?: IdempotencyClaim): Promise<ReviewRecord | null>;
   /** The reviewer among `candidates` with the fewest pending reviews; ties go to the first listed. */
   leastBusy(tx: Tx, scope: Scope, candidates: readonly string[]): Promise<string | null>;
   recordDecision(tx: Tx, scope: Scope, reviewId: number, input: DecisionInput, now: number): Promise<DecisionOutcome>;

@@ -2,8 +2,6 @@ import { AppError, invalidInput, notFound, refuseNul } from '../shared/errors';
 import { domainEvent } from '../shared/events';
 import type { OrganizationRouting } from '../routing/organization-rules';
 import { expiryTime, type Policy, routeReview } from '../routing/review-policy';
-import type { AgentRepository } from '../organizations/ports';
-import type { AgentRecord } from '../organizations/records';
 import type { Clock, Tx, UnitOfWork } from '../shared/unit-of-work';
 import type { IdempotencyClaim, NewReview, ReviewRepository } from './ports';
 import type { Principal, Scope } from '../shared/principal';
@@ -19,8 +17,6 @@ import type { DecisionReceipts } from './receipts';
 
 export interface SubmitReviewOptions {
   reviews: Pick<ReviewRepository, 'insert' | 'leastBusy' | 'findClaim'>;
-  /** Registered agents: in an organization, a review's `agent_id` must name one of its own. */
-  agents?: Pick<AgentRepository, 'find'>;
   /** An organization's own routing rules, tried before the `routing` setting (hosted edition). */
   organizationRouting?: Pick<OrganizationRouting, 'route' | 'saveMark'>;
   /** Approval workflows: the first that matches governs a new review (hosted edition). */
@@ -147,19 +143,6 @@ export class SubmitReview {
   }
 
   /**
-   * In an organization a review's `agent_id` must name one of its registered agents (another
-   * organization's is a 404, as if it did not exist); the self-hosted installation takes any
-   * number as a label.
-   */
-  private async checkAgent(tx: Tx, scope: Scope, agentId: number | null | undefined): Promise<AgentRecord | null> {
-    const { agents } = this.options;
-    if (scope.organizationId === null || agentId === undefined || agentId === null || !agents) return null;
-    const agent = await agents.find(scope.organizationId, agentId, tx);
-    if (!agent) throw notFound('agent', agentId);
-    return agent;
-  }
-
-  /**
    * Stores the review where the policy routes it, with its files; a rule's automatic decision
    * is stored with it.
    */
@@ -175,13 +158,16 @@ export class SubmitReview {
     const urgency = input.urgency ?? 'medium';
     /** Files moved into place by the transaction, to be removed should it roll back. */
     const placed: string[] = [];
+    const agentId = input.agent_id ?? null;
     const work = async (tx: Tx): Promise<ReviewRecord> => {
-      const agent = await this.checkAgent(tx, scope, input.agent_id);
       const review: NewReview = {
         organization_id: organizationId,
-        agent_id: input.agent_id ?? null,
-        // A registered agent is known by its registered name, whatever a request calls it.
-        agent_name: agent?.name ?? input.agent_name?.trim() ?? null,
+        agent_id: agentId,
+        agent_name: input.agent_name?.trim() ?? null,
+        // In an organization a review's `agent_id` must name one of its registered agents (another
+        // organization's is a 404, as if it did not exist); the self-hosted installation takes any
+        // number as a label.
+        registeredAgent: scope.organizationId !== null && agentId !== null,
         task_type: input.task_type,
         proposed_action: input.proposed_action,
         agent_reasoning: input.agent_reasoning ?? null,
@@ -200,7 +186,9 @@ export class SubmitReview {
           notes: `Decided automatically by the routing rule '${routing.rule}'.`,
         },
       };
-      const inserted = await this.options.receipts.attach(tx, await this.options.reviews.insert(tx, review, claim));
+      const filed = await this.options.reviews.insert(tx, review, claim);
+      if (!filed) throw notFound('agent', agentId as number);
+      const inserted = await this.options.receipts.attach(tx, filed);
       const marked = routing.mark && organizationId !== null && !inserted.decision ? routing.mark : null;
       if (marked) await this.options.organizationRouting?.saveMark(tx, organizationId!, inserted.id, marked);
       const workflow = governing && !inserted.decision ? await this.options.workflows?.start(tx, inserted.id, governing) : null;

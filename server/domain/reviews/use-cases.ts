@@ -1,6 +1,5 @@
 import type { OrganizationRouting } from '../routing/organization-rules';
 import type { Policy } from '../routing/review-policy';
-import type { AgentRepository } from '../organizations/ports';
 import type { Clock, Log, UnitOfWork } from '../shared/unit-of-work';
 import type { PeopleRepository } from '../people/ports';
 import type { AttachmentService } from './attachments';
@@ -24,8 +23,6 @@ export interface ReviewUseCases {
 
 export interface ReviewUseCaseOptions {
   reviews: ReviewRepository;
-  /** Registered agents: in an organization, a review's `agent_id` must name one of its own. */
-  agents?: AgentRepository;
   /** An organization's people: its decisions are theirs, by id (hosted edition). */
   people?: PeopleRepository;
   /** An organization's own routing rules, tried before the `routing` setting (hosted edition). */
@@ -52,14 +49,14 @@ export interface ReviewUseCaseOptions {
 
 /** The review use cases over one set of repositories. */
 export function reviewUseCases(options: ReviewUseCaseOptions): ReviewUseCases {
-  const { reviews, agents, people, organizationRouting, workflows, receipts, unitOfWork, waiters, waits, log, policy, maxWaiting, refuseHiddenCharacters, attachments, clock } = options;
+  const { reviews, people, organizationRouting, workflows, receipts, unitOfWork, waiters, waits, log, policy, maxWaiting, refuseHiddenCharacters, attachments, clock } = options;
   const reading = new ReadReviews({ reviews, people, workflows, marks: organizationRouting });
   const shown = waits && log ? { waits, unitOfWork, log, read: (scope: Scope, id: number) => reading.get(scope, id) } : undefined;
   const waiting = new WaitForDecision({ reviews, waiters, maxWaiting, shown, clock });
   return {
     reading,
     waiting,
-    submitting: new SubmitReview({ reviews, agents, organizationRouting, workflows, receipts, unitOfWork, policy, refuseHiddenCharacters, read: reading, waiting, attachments, clock }),
+    submitting: new SubmitReview({ reviews, organizationRouting, workflows, receipts, unitOfWork, policy, refuseHiddenCharacters, read: reading, waiting, attachments, clock }),
     deciding: new DecideReview({ reviews, people, workflows, receipts, unitOfWork, clock }),
   };
 }
