@@ -177,6 +177,32 @@ describe('the audit log, tampered with in the database', () => {
       await tampered.dispose();
     }
   });
+
+  it('finds an entry forked off the chain, its hash right and the head moved to it', async () => {
+    const forked = await startTestServer({ edition: 'hosted', operator_key: OPERATOR_KEY });
+    try {
+      const created = (await call(forked.url, 'POST', '/organizations', { name: 'Forked' }, bearer(OPERATOR_KEY))).body;
+      const key = created.api_key.key as string;
+      for (const name of ['first', 'second']) await call(forked.url, 'POST', '/agents', { name }, bearer(key));
+      const [newest, before] = (await call(forked.url, 'GET', '/audit-logs', undefined, bearer(key))).body.entries as Entry[];
+      // A second successor of `before`, at the next place, hashed as the application would.
+      const fields = { organization_id: created.organization.id, action: 'agent.created', target_type: 'agent', target_id: 999, data: {}, actor: { type: 'operator' as const, id: 'operator', label: 'operator' }, created_at: new Date(5000).toISOString() };
+      const hash = entryHash(before.hash, fields);
+      const { sequelize } = forked.test;
+      await sequelize.query(
+        `INSERT INTO audit_log (organization_id, actor_type, actor_id, actor_label, action, target_type, target_id, data, created_at, sequence, prev_hash, hash)
+         VALUES (${created.organization.id}, 'operator', 'operator', 'operator', 'agent.created', 'agent', 999, '{}', 5000, ${newest.sequence + 1}, '${before.hash}', '${hash}')`,
+      );
+      await sequelize.query(`UPDATE audit_heads SET sequence = ${newest.sequence + 1}, hash = '${hash}' WHERE organization_id = ${created.organization.id}`);
+      const fork = (await call(forked.url, 'GET', '/audit-logs', undefined, bearer(key))).body.entries[0] as Entry;
+      expect(fork).toMatchObject({ sequence: newest.sequence + 1, target_id: 999 });
+
+      const verified = await call(forked.url, 'GET', '/audit-logs/verify', undefined, bearer(key));
+      expect(verified.body).toMatchObject({ valid: false, first_invalid_id: fork.id });
+    } finally {
+      await forked.dispose();
+    }
+  });
 });
 
 describe.runIf(TEST_DATABASE_URL)('the audit log under two API processes', () => {
