@@ -10,21 +10,20 @@ const INSERT_EVENT = 'INSERT INTO outbox (organization_id, type, review_id, payl
 /**
  * PostgreSQL: one entry stored and its notification sent with it (delivered when, and only if,
  * the transaction commits); with `carried`, those statements too, in the same round trip, and
- * how many rows `withEntry` returned.
+ * the value `lookup` found.
  */
 function insertAnnouncedEvent(carried: Carried): string {
   const alongside = carried.alongside ? `, alongside AS (${carried.alongside.sql})` : '';
-  const withEntry = carried.withEntry ? `, with_entry AS (${carried.withEntry.sql})` : '';
-  const withEntryRows = carried.withEntry ? ', (SELECT count(*) FROM with_entry) AS with_entry_rows' : '';
-  return `WITH entry AS (${INSERT_EVENT} RETURNING id)${alongside}${withEntry} SELECT id, pg_notify($channel, $before || id || $after)${withEntryRows} FROM entry`;
+  const lookup = carried.lookup ? `, (${carried.lookup.sql}) AS looked_up` : '';
+  return `WITH entry AS (${INSERT_EVENT} RETURNING id)${alongside} SELECT id, pg_notify($channel, $before || id || $after)${lookup} FROM entry`;
 }
 
-/** Inserts a transaction owes beside its outbox entries; their parameters must not share the outbox's names. */
+/** Statements a transaction sends with its outbox entries; their parameters must not share the outbox's names. */
 export interface Carried {
-  /** Sent in the entry's statement where the database can (a create's one entry on PostgreSQL: a round trip fewer), else after the entries. */
+  /** An insert, sent in the entry's statement where the database can (a create's one entry on PostgreSQL: a round trip fewer), else after the entries. */
   alongside?: Statement;
-  /** Reads the one entry's id as `entry.id` and returns a row per row it writes: sent only in the entry's statement, never alone. */
-  withEntry?: Statement;
+  /** A query of one value, asked in the entry's statement only, never alone: what it found comes back as `lookedUp`. */
+  lookup?: Statement;
 }
 
 /** An entry's columns, and its review's agent: who may see the event (a review's agent never changes). */
@@ -92,21 +91,21 @@ export class Outbox {
 
   /**
    * Writes `entries` in `transaction`; returns them with their ids. Now and then also prunes
-   * expired rows. `withEntryRows` is how many rows `carried.withEntry` returned, or null when it
-   * could not be sent (SQLite, or more than one entry): its caller writes what it owed itself.
+   * expired rows. `lookedUp` holds the value `carried.lookup` found, or is null when the lookup
+   * could not be asked (SQLite, or more than one entry): its caller looks for itself.
    */
-  async write(transaction: Transaction, entries: readonly OutboxInput[], carried: Carried = {}): Promise<{ entries: OutboxEntry[]; withEntryRows: number | null }> {
+  async write(transaction: Transaction, entries: readonly OutboxInput[], carried: Carried = {}): Promise<{ entries: OutboxEntry[]; lookedUp: { value: unknown } | null }> {
     const now = this.clock();
     const combined = entries.length === 1 && this.db.sql.sharedByProcesses;
-    let written: { entries: OutboxEntry[]; withEntryRows: number | null };
+    let written: { entries: OutboxEntry[]; lookedUp: { value: unknown } | null };
     if (combined) {
       // A create's one event: stored and announced in one round trip rather than two.
       const [entry] = entries;
-      const bind = { ...rowOf(entry, now), channel: EVENTS_CHANNEL, ...notificationAroundId(this.origin, entry), ...carried.alongside?.bind, ...carried.withEntry?.bind };
-      const [row] = await this.db.selectRows<{ id: number; with_entry_rows?: number }>(insertAnnouncedEvent(carried), bind, transaction);
-      written = { entries: [{ ...entry, id: Number(row.id) }], withEntryRows: carried.withEntry ? Number(row.with_entry_rows) : null };
+      const bind = { ...rowOf(entry, now), channel: EVENTS_CHANNEL, ...notificationAroundId(this.origin, entry), ...carried.alongside?.bind, ...carried.lookup?.bind };
+      const [row] = await this.db.selectRows<{ id: number; looked_up?: unknown }>(insertAnnouncedEvent(carried), bind, transaction);
+      written = { entries: [{ ...entry, id: Number(row.id) }], lookedUp: carried.lookup ? { value: row.looked_up } : null };
     } else {
-      written = { entries: await this.store(transaction, entries, now), withEntryRows: null };
+      written = { entries: await this.store(transaction, entries, now), lookedUp: null };
       if (carried.alongside) await this.db.selectRows(carried.alongside.sql, carried.alongside.bind, transaction);
     }
     if (++this.writes % PRUNE_EVERY_WRITES === 0) await this.prune(now - OUTBOX_RETENTION_MS, transaction);

@@ -6,7 +6,7 @@ import type { AuditRepository } from '../domain/organizations/ports';
 import type { AuditActor } from '../domain/organizations/records';
 import type { Database, Statement } from './database';
 import type { Outbox } from './outbox';
-import type { OwedDelivery, WebhookEnqueuer } from '../domain/webhooks/webhooks';
+import type { DeliveryAddress, WebhookEnqueuer } from '../domain/webhooks/webhooks';
 import type { ChatEnqueuer } from '../domain/chat/messages';
 
 class DatabaseTx implements Tx {
@@ -50,16 +50,16 @@ export interface AuditLog extends Pick<AuditRepository, 'append'> {
   pendingInsert(entries: readonly AuditEntryInput[], actor: AuditActor, now: number): Statement | null;
 }
 
-/** The webhook store as a transaction writes to it: on PostgreSQL, one event's deliveries carried by the outbox's statement (`WebhookStore`). */
-export interface WebhookInserts {
-  carriedInsert(delivery: OwedDelivery, now: number): Statement | null;
+/** The webhook store as a transaction asks it: on PostgreSQL, the endpoints one event goes to, looked up in the outbox's statement (`WebhookStore`). */
+export interface WebhookLookups {
+  carriedLookup(address: DeliveryAddress): Statement | null;
 }
 
 export interface UnitOfWorkOptions {
   /** The hosted edition's audit log: every change's entry commits with it. */
   auditLog?: AuditLog;
   /** Webhooks (every hosted organization's, or the installation's endpoints): the deliveries a change owes commit with it. */
-  webhooks?: { enqueuer: WebhookEnqueuer; inserts: WebhookInserts };
+  webhooks?: { enqueuer: WebhookEnqueuer; lookups: WebhookLookups };
   /** Reviews in a chat workspace: the messages a change owes commit with it. */
   chat?: ChatEnqueuer;
   clock?: () => number;
@@ -67,7 +67,7 @@ export interface UnitOfWorkOptions {
 
 export class DatabaseUnitOfWork implements UnitOfWork {
   private readonly auditLog?: AuditLog;
-  private readonly webhooks?: { enqueuer: WebhookEnqueuer; inserts: WebhookInserts };
+  private readonly webhooks?: { enqueuer: WebhookEnqueuer; lookups: WebhookLookups };
   private readonly chat?: ChatEnqueuer;
   private readonly clock: () => number;
 
@@ -93,17 +93,17 @@ export class DatabaseUnitOfWork implements UnitOfWork {
       const value = await work(tx);
       const now = this.clock();
       const audited = this.auditLog ? [...tx.events.map(auditEntryOf).filter((entry) => entry !== null), ...tx.auditEntries] : [];
-      // PostgreSQL's audit entries and a create's webhook deliveries travel in the outbox's statement (a round trip or two fewer); SQLite's are written below.
+      // PostgreSQL's audit entries, and whom a create's event goes to, travel in the outbox's statement (a round trip or two fewer); SQLite's are written and looked up apart.
       const pending = audited.length > 0 ? this.auditLog?.pendingInsert(audited, actor, now) : null;
       const written = await this.outbox.write(transaction, [...tx.events, ...tx.revocations, ...tx.changes.values()], {
         alongside: pending ?? undefined,
-        withEntry: this.carriedDeliveries(tx.events, now) ?? undefined,
+        lookup: this.subscribersLookup(tx.events) ?? undefined,
       });
       committed = written.entries;
       const events = committed.filter((entry): entry is PublishedEvent => !CONTROL_TYPES.includes(entry.type));
       if (this.webhooks && events.length > 0) {
-        if (written.withEntryRows === null) await this.webhooks.enqueuer.enqueue(tx, events);
-        else if (written.withEntryRows > 0) this.webhooks.enqueuer.owe(events[0]);
+        const subscribers = written.lookedUp && ((written.lookedUp.value as number[] | null) ?? []).map(Number);
+        await this.webhooks.enqueuer.enqueue(tx, events, subscribers ?? undefined);
       }
       if (this.chat && events.length > 0) await this.chat(tx, events);
       if (audited.length > 0 && !pending) await this.auditLog?.append(tx, audited, actor, now);
@@ -113,10 +113,10 @@ export class DatabaseUnitOfWork implements UnitOfWork {
     return result;
   }
 
-  /** The insert of the deliveries a transaction's one event owes, for the outbox's statement to carry; null when it has none to carry. */
-  private carriedDeliveries(events: readonly DomainEvent[], now: number): Statement | null {
+  /** The lookup of the endpoints a transaction's one event goes to, for the outbox's statement to ask; null when there is none to ask. */
+  private subscribersLookup(events: readonly DomainEvent[]): Statement | null {
     if (!this.webhooks || events.length !== 1) return null;
-    const delivery = this.webhooks.enqueuer.deliveryOf(events[0], now);
-    return delivery ? this.webhooks.inserts.carriedInsert(delivery, now) : null;
+    const address = this.webhooks.enqueuer.addressOf(events[0]);
+    return address ? this.webhooks.lookups.carriedLookup(address) : null;
   }
 }

@@ -59,21 +59,21 @@ export class OwedDeliveries {
   }
 }
 
-/** What one event owes: a delivery of `payload`, as `type`, to each active endpoint of `owner` (null: the installation) that takes that type. */
-export interface OwedDelivery {
+/** Where one event's deliveries go: to each active endpoint of `owner` (null: the installation) that takes `type`. */
+export interface DeliveryAddress {
   owner: number | null;
   type: string;
-  payload: string;
 }
 
 /** The deliveries committed events owe the endpoints of their organizations, written in the transaction of the change. */
 export interface WebhookEnqueuer {
-  /** What `event` owes, if any endpoint takes it; null when no endpoint could (no owner to have them, or a type none may take). */
-  deliveryOf(event: DomainEvent, now: number): OwedDelivery | null;
-  /** Writes the deliveries `events` owe, looking up the endpoints that take each. */
-  enqueue(tx: Tx, events: readonly PublishedEvent[]): Promise<void>;
-  /** `event`'s transaction wrote deliveries without `enqueue` (carried in its outbox statement): the dispatcher is to look. */
-  owe(event: PublishedEvent): void;
+  /** Whose endpoints `event` could go to, and as which type; null when none could (no owner to have them, or a type none may take). */
+  addressOf(event: DomainEvent): DeliveryAddress | null;
+  /**
+   * Writes the deliveries `events` owe, looking up the endpoints that take each; or, for one
+   * event whose transaction has already looked them up (`subscribers`, its address's), to those.
+   */
+  enqueue(tx: Tx, events: readonly PublishedEvent[], subscribers?: readonly number[]): Promise<void>;
 }
 
 /** A delivery's message id is this and its event's id: one per event, whichever endpoints it goes to (receivers deduplicate on it). */
@@ -88,8 +88,7 @@ function messageIdOf(eventId: number): string {
  * every event, whatever `organization_id` label it carries; otherwise each organization's own.
  */
 export function webhookEnqueuer(webhooks: WebhookRepository, clock: Clock, installation: boolean, owed: OwedDeliveries): WebhookEnqueuer {
-  /** Whose endpoints `event` could go to, and as which type; null when none could. */
-  const addressOf = (event: DomainEvent): Omit<OwedDelivery, 'payload'> | null => {
+  const addressOf = (event: DomainEvent): DeliveryAddress | null => {
     const owner = installation ? null : event.organization_id;
     if (!installation && owner === null) return null;
     const type = webhookTypeOf(event);
@@ -98,16 +97,13 @@ export function webhookEnqueuer(webhooks: WebhookRepository, clock: Clock, insta
     return { owner, type };
   };
   return {
-    deliveryOf(event, now) {
-      const address = addressOf(event);
-      return address && { ...address, payload: body(address.type, now, event.payload) };
-    },
-    async enqueue(tx, events) {
+    addressOf,
+    async enqueue(tx, events, known) {
       const now = clock();
       for (const event of events) {
         const address = addressOf(event);
         if (!address) continue;
-        const subscribers = await webhooks.subscribers(tx, address.owner, address.type);
+        const subscribers = known ?? (await webhooks.subscribers(tx, address.owner, address.type));
         if (subscribers.length === 0) continue;
         // The body only once someone takes the event: most events of most changes go to nobody.
         const payload = body(address.type, now, event.payload);
@@ -119,7 +115,6 @@ export function webhookEnqueuer(webhooks: WebhookRepository, clock: Clock, insta
         owed.mark(event);
       }
     },
-    owe: (event) => owed.mark(event),
   };
 }
 
