@@ -186,9 +186,9 @@ export class WebhookStore implements WebhookRepository {
    * PostgreSQL: `subscribers` as a query of one value (their ids, an array, or null for none) for
    * the statement that writes the event to the outbox to ask too (`Outbox.write`): no round trip
    * to learn that nobody takes the event, as nobody does for most creates. The deliveries are
-   * written apart, only when someone does. (Writing them in that statement cost every create an
-   * insert into `webhook_deliveries` that wrote nothing, and its event's body, about a seventh of
-   * a hosted create's throughput.) SQLite's transactions look theirs up apart.
+   * written apart, only when someone does. (Written in that statement, they cost every create an
+   * insert into `webhook_deliveries` that mostly wrote nothing, and its event's body built and
+   * sent.) SQLite's transactions look theirs up apart.
    */
   carriedLookup(address: DeliveryAddress): Statement | null {
     if (!this.db.sql.sharedByProcesses) return null;
