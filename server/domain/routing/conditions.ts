@@ -67,12 +67,14 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** A field's value, or undefined when it (or any step of a metadata path) is absent or null. */
-export function fieldValue(review: RoutableReview, path: string): unknown {
-  const [head, ...rest] = path.split('.');
+/** The value at a condition's path (as its steps), or undefined when it (or any step of a metadata path) is absent or null. */
+function fieldValue(review: RoutableReview, steps: readonly string[]): unknown {
+  const head = steps[0];
   let value: unknown = head === 'metadata' ? review.metadata : (review as Record<string, unknown>)[head];
-  for (const step of rest) {
+  // An index loop, the steps split once when the rule was compiled: every create tries every rule.
+  for (let i = 1; i < steps.length; i += 1) {
     if (!isPlainObject(value) && !Array.isArray(value)) return undefined;
+    const step = steps[i];
     value = Object.hasOwn(value, step) ? (value as Record<string, unknown>)[step] : undefined;
   }
   return value ?? undefined;
@@ -261,17 +263,17 @@ function compileRule(raw: unknown, index: number, names: Set<string>): Rule {
   if (raw.is_active !== undefined && typeof raw.is_active !== 'boolean') throw new RuleError(`${where}: is_active must be true or false`);
   const conditions = raw.conditions ?? {};
   if (!isPlainObject(conditions)) throw new RuleError(`${where}: conditions must be a mapping of field to {operator, value}`);
-  const tests = Object.entries(conditions).map(([path, condition]) => ({ path, ...compileCondition(where, path, condition) }));
+  const tests = Object.entries(conditions).map(([path, condition]) => ({ path, steps: path.split('.'), ...compileCondition(where, path, condition) }));
   return {
     name,
     priority: raw.priority,
     isActive: raw.is_active ?? true,
     action: compileAction(where, raw),
     slackChannelId: slackChannelOf(where, raw.slack_channel_id),
-    matches: (review) => tests.every(({ path, test }) => test(fieldValue(review, path))),
+    matches: (review) => tests.every(({ steps, test }) => test(fieldValue(review, steps))),
     explain: (review) =>
-      tests.map(({ path, test, operator, value }) => {
-        const actual = fieldValue(review, path);
+      tests.map(({ path, steps, test, operator, value }) => {
+        const actual = fieldValue(review, steps);
         return { field: path, operator, value, actual, holds: test(actual) };
       }),
   };
