@@ -133,13 +133,14 @@ export function openPostgres(url: string, options: OpenOptions = {}): Database {
     define: { timestamps: false, underscored: true, freezeTableName: true },
   });
   const selectRows = preparedRows(sequelize);
+  const insertReturning: Database['insertReturning'] = (sql, columns, bind, transaction) => selectRows(`${sql} RETURNING ${columns}`, bind, transaction);
   return {
     sequelize,
     sql: POSTGRES,
     location: withoutPassword(url),
     write: watchedWrites(writeTransactions(sequelize), options.diskSpace),
-    insertReturningId: async (sql, bind, transaction) => Number((await selectRows<{ id: number }>(`${sql} RETURNING id`, bind, transaction))[0].id),
-    insertReturning: (sql, columns, bind, transaction) => selectRows(`${sql} RETURNING ${columns}`, bind, transaction),
+    insertReturningId: async (sql, bind, transaction) => Number((await insertReturning<{ id: number }>(sql, 'id', bind, transaction))[0].id),
+    insertReturning,
     selectRows,
     ping: async () => {
       await sequelize.query('SELECT 1');
