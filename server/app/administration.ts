@@ -46,7 +46,15 @@ export async function openAdministration(config: Config): Promise<Administration
   };
   const unitOfWork = new DatabaseUnitOfWork(db, new Outbox(db, Date.now), new EventFeed(), { auditLog: stores.audit });
   const hosted = hostedServices(config, stores, unitOfWork, Date.now, undefined, () => undefined);
-  return { organizations: hosted.organizations, people: hosted.people, close: () => db.close() };
+  return {
+    organizations: hosted.organizations,
+    people: hosted.people,
+    close: async () => {
+      // The command's audit entries are chained before it exits, not left for a server's sweep.
+      await stores.audit.linker?.stop();
+      await db.close();
+    },
+  };
 }
 
 /**

@@ -20,6 +20,7 @@ import { outgoingSocketsFor } from '../http/connections';
 import type { Logger } from '../logging';
 import type { AttachmentFiles } from '../storage/attachment-files';
 import { WebhookDispatcher } from '../webhooks/dispatcher';
+import type { AuditLinker } from '../db/audit-linking';
 import { relayOtherProcesses, type Storage } from './database';
 import type { EditionPlan } from './edition';
 
@@ -52,6 +53,8 @@ export interface BackgroundWorkOptions {
   policy: () => Policy;
   /** The hosted edition's evaluation suites, whose schedules this process helps keep. */
   evaluations?: Evaluations;
+  /** The hosted edition's audit entries on PostgreSQL, chained after they commit. */
+  auditLinker: AuditLinker | null;
   log: Logger;
   clock: () => number;
 }
@@ -59,7 +62,8 @@ export interface BackgroundWorkOptions {
 /**
  * Starts, in order: the sweep of uploads that never committed, the expiry timer (which first
  * expires what came due while the server was down), webhook deliveries, and the relay of other
- * processes' events, and the scheduled evaluation suites.
+ * processes' events, the scheduled evaluation suites, and the chaining of audit entries that
+ * committed unchained (which first chains what a stopped process left).
  */
 export async function startBackgroundWork(options: BackgroundWorkOptions): Promise<BackgroundWork> {
   const { config, storage, stores, feed, outbox, reviews, log, clock } = options;
@@ -71,6 +75,7 @@ export async function startBackgroundWork(options: BackgroundWorkOptions): Promi
   const slack = await startSlackMessages(options);
   const relay = await relayOtherProcesses(storage.db, { url: config.database_url, outbox, feed, recheck: () => reviews.waiting.recheckWaiting(), log });
   const evaluations = options.evaluations && scheduleEvaluations(options.evaluations, exclusive, log);
+  await options.auditLinker?.start();
   return {
     wakeWebhooks: () => dispatcher?.sender.wake(),
     runDueEvaluations: async () => evaluations?.runNow(),
@@ -82,6 +87,7 @@ export async function startBackgroundWork(options: BackgroundWorkOptions): Promi
       await dispatcher?.sender.stop();
       await slack?.stop();
       await relay?.stop();
+      await options.auditLinker?.stop();
     },
   };
 }

@@ -105,7 +105,7 @@ export interface ServiceOptions {
 }
 
 /** The repositories over one database. */
-function storesOn(db: Database, config: Config, clock: () => number) {
+function storesOn(db: Database, config: Config, clock: () => number, log: Logger) {
   const models = defineModels(db.sequelize);
   const dashboardUrl = reviewLinkBaseOf(config);
   return {
@@ -117,7 +117,7 @@ function storesOn(db: Database, config: Config, clock: () => number) {
     organizations: new OrganizationStore(db),
     agents: new AgentStore(db),
     people: new PeopleStore(db),
-    audit: new AuditStore(db, dashboardUrl),
+    audit: new AuditStore(db, dashboardUrl, log),
     routingRules: new RoutingRuleStore(db),
     workflows: new WorkflowStore(db),
     evaluations: new EvaluationStore(db),
@@ -168,7 +168,7 @@ export async function openServices(config: Config, log: Logger, { clock = Date.n
   const edition = editionOf(config);
   const storage = await openStorage(config, log, clock);
   const { db } = storage;
-  const stores = storesOn(db, config, clock);
+  const stores = storesOn(db, config, clock, log);
   // Waits a killed process left behind would otherwise show until their time ran out.
   await stores.waits.clearStale(clock());
   const receiptKeys = await openReceiptKeys(config, stores.receiptKeys, clock).catch(async (error: unknown) => {
@@ -214,6 +214,7 @@ export async function openServices(config: Config, log: Logger, { clock = Date.n
     slack: messaging,
     policy: policy.current,
     evaluations: edition.organizations ? hosted.evaluations : undefined,
+    auditLinker: edition.organizations ? stores.audit.linker : null,
     log,
     clock,
   });

@@ -2,6 +2,8 @@ import { QueryTypes, type Transaction } from 'sequelize';
 import type { Database, Statement } from './database';
 import { isoTime } from './time';
 import { transactionOf } from './unit-of-work';
+import { AuditLinker } from './audit-linking';
+import { type Logger, silentLogger } from '../logging';
 import { entryHash, GENESIS_HASH, hashedText, SYSTEM_ACTOR } from '../domain/organizations/audit';
 import type { AuditActor, AuditHead, AuditRecord, AuditTarget, HashedFields } from '../domain/organizations/records';
 import { reviewLinks } from '../domain/reviews/records';
@@ -86,17 +88,23 @@ const TARGET_TABLES: Readonly<Record<string, readonly [table: string, nameColumn
 };
 
 export class AuditStore implements AuditRepository {
+  /** PostgreSQL's: chains entries after their transactions commit (migration 0029); null on SQLite, which chains them as it writes them. */
+  readonly linker: AuditLinker | null;
+
   /** `dashboardUrl`: as the reviews' `links` take it; null where it is not known. */
   constructor(
     private readonly db: Database,
     private readonly dashboardUrl: string | null = null,
-  ) {}
+    log: Logger = silentLogger,
+  ) {
+    this.linker = db.sql.sharedByProcesses ? new AuditLinker(db, log) : null;
+  }
 
   /**
-   * PostgreSQL's append: the statement that inserts `entries` into `audit_pending`, where a
-   * deferred trigger links each into its organization's chain at COMMIT (migration 0027), so no
-   * head stays locked while the transaction goes on. Its parameters are named `$audit_…`, so the
-   * outbox can send it within a statement of its own. Null on SQLite, which links as it appends.
+   * PostgreSQL's append: the statement that inserts `entries` into `audit_pending`, to be chained
+   * into their organizations' logs after the commit (`linkLater`), so that an organization's
+   * changes do not commit one at a time behind its head. Its parameters are named `$audit_…`, so
+   * the outbox can send it within a statement of its own. Null on SQLite, which links as it appends.
    */
   pendingInsert(entries: readonly AuditEntryInput[], actor: AuditActor, now: number): Statement | null {
     if (!this.db.sql.sharedByProcesses) return null;
@@ -112,8 +120,17 @@ export class AuditStore implements AuditRepository {
     return { sql: `INSERT INTO audit_pending (${PENDING_COLUMNS.join(', ')}) VALUES ${rows.join(', ')}`, bind };
   }
 
+  /** The organizations whose entries have just committed into `audit_pending` (PostgreSQL): chained soon. */
+  linkLater(organizationIds: Iterable<number>): void {
+    this.linker?.later(organizationIds);
+  }
+
+  async link(organizationId: number): Promise<void> {
+    await this.linker?.link(organizationId);
+  }
+
   /**
-   * On PostgreSQL the entries are linked at COMMIT (`pendingInsert`). SQLite's writes take
+   * On PostgreSQL the entries are linked after the commit (`pendingInsert`). SQLite's writes take
    * turns, so the head read here is still the head when the transaction commits: the entries
    * are linked to it at once.
    */

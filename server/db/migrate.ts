@@ -27,6 +27,7 @@ import * as slackRuleChannels from './migrations/0025-slack-rule-channels-and-sh
 import * as talliesAtCommit from './migrations/0026-tallies-at-commit';
 import * as auditAtCommit from './migrations/0027-audit-at-commit';
 import * as leanAuditIndexes from './migrations/0028-lean-audit-indexes';
+import * as auditLinkedAfterCommit from './migrations/0029-audit-linked-after-commit';
 
 /**
  * Listed explicitly rather than globbed so the same list works from TypeScript sources,
@@ -61,6 +62,7 @@ export const MIGRATIONS = [
   { name: '0026-tallies-at-commit', up: talliesAtCommit.up, down: talliesAtCommit.down },
   { name: '0027-audit-at-commit', up: auditAtCommit.up, down: auditAtCommit.down },
   { name: '0028-lean-audit-indexes', up: leanAuditIndexes.up, down: leanAuditIndexes.down },
+  { name: '0029-audit-linked-after-commit', up: auditLinkedAfterCommit.up, down: auditLinkedAfterCommit.down },
 ];
 
 const MIGRATION_TABLE = 'schema_migrations';

@@ -45,9 +45,13 @@ export function transactionOf(tx: Tx): Transaction {
  * feed after the commit, so no listener sees a change that did not commit, or misses one that
  * did, and no change commits without its audit entry.
  */
-/** The audit log as a transaction writes to it: on PostgreSQL, an insert the outbox's statement carries (`AuditStore`). */
+/**
+ * The audit log as a transaction writes to it: on PostgreSQL, an insert the outbox's statement
+ * carries, its entries chained once they have committed (`AuditStore`).
+ */
 export interface AuditLog extends Pick<AuditRepository, 'append'> {
   pendingInsert(entries: readonly AuditEntryInput[], actor: AuditActor, now: number): Statement | null;
+  linkLater(organizationIds: Iterable<number>): void;
 }
 
 /** The webhook store as a transaction asks it: on PostgreSQL, the endpoints one event goes to, looked up in the outbox's statement (`WebhookStore`). */
@@ -88,6 +92,7 @@ export class DatabaseUnitOfWork implements UnitOfWork {
     // whichever write started the queue it waits in (SQLite writes take turns).
     const actor = currentActor();
     let committed: OutboxEntry[] = [];
+    let pendingAudit: AuditEntryInput[] = [];
     const result = await this.db.write(async (transaction) => {
       const tx = new DatabaseTx(transaction);
       const value = await work(tx);
@@ -95,6 +100,7 @@ export class DatabaseUnitOfWork implements UnitOfWork {
       const audited = this.auditLog ? [...tx.events.map(auditEntryOf).filter((entry) => entry !== null), ...tx.auditEntries] : [];
       // PostgreSQL's audit entries, and whom a create's event goes to, travel in the outbox's statement (a round trip or two fewer); SQLite's are written and looked up apart.
       const pending = audited.length > 0 ? this.auditLog?.pendingInsert(audited, actor, now) : null;
+      pendingAudit = pending ? audited : [];
       const written = await this.outbox.write(transaction, [...tx.events, ...tx.revocations, ...tx.changes.values()], {
         alongside: pending ?? undefined,
         lookup: this.subscribersLookup(tx.events) ?? undefined,
@@ -109,6 +115,7 @@ export class DatabaseUnitOfWork implements UnitOfWork {
       if (audited.length > 0 && !pending) await this.auditLog?.append(tx, audited, actor, now);
       return value;
     }, options);
+    if (pendingAudit.length > 0) this.auditLog?.linkLater(new Set(pendingAudit.map((entry) => entry.organization_id)));
     for (const entry of committed) this.feed.publish(entry);
     return result;
   }

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../server/db/connection';
 import { AuditStore } from '../../server/db/audit-store';
 import { migrate } from '../../server/db/migrate';
+import * as auditLinkedAfterCommit from '../../server/db/migrations/0029-audit-linked-after-commit';
 import { AuditService, entryHash, GENESIS_HASH, hashedText } from '../../server/domain/organizations/audit';
 import { createTestDatabase, TEST_DATABASE_URL } from '../support/postgres';
 import { call, sampleReview, startTestServer, type TestServer } from '../support/server';
@@ -226,48 +227,124 @@ describe.runIf(TEST_DATABASE_URL)('the audit log under two API processes', () =>
 });
 
 describe.runIf(TEST_DATABASE_URL)('the audit log on PostgreSQL', () => {
-  /**
-   * Two transactions each append an entry to one organization's log; the second commits while the
-   * first is still open. Had the second to wait for the head the first linked to, it would fail
-   * (lock_timeout), not hang: the first does not commit until the second is through. Both are
-   * linked at COMMIT, in the order they commit, with the hash the application computes.
-   */
-  it('links an entry into its chain at COMMIT, so appenders to one log do not wait for each other', async () => {
-    const created = await call(server.url, 'POST', '/organizations', { name: 'At commit' }, bearer(OPERATOR_KEY));
-    const key = created.body.api_key.key as string;
-    const organization_id = created.body.organization.id as number;
-    const made = (await entries('', key)).length;
+  const appendPending = (client: pg.Client, organization_id: number, target_id: number) => {
+    const fields = { organization_id, action: 'agent.created', target_type: 'agent', target_id, data: { n: target_id }, actor: { type: 'operator' as const, id: 'operator', label: 'operator' }, created_at: new Date(target_id * 1000).toISOString() };
+    return client.query(
+      `INSERT INTO audit_pending (organization_id, actor_type, actor_id, actor_label, action, target_type, target_id, data, created_at, hashed)
+       VALUES ($1, 'operator', 'operator', 'operator', 'agent.created', 'agent', $2, $3, $4, $5)`,
+      [organization_id, target_id, JSON.stringify(fields.data), target_id * 1000, hashedText(fields)],
+    );
+  };
+
+  async function withClients(count: number, work: (clients: pg.Client[]) => Promise<void>, url = server.config.database_url): Promise<void> {
     const clients: pg.Client[] = [];
-    const append = (client: pg.Client, target_id: number) => {
-      const fields = { organization_id, action: 'agent.created', target_type: 'agent', target_id, data: { n: target_id }, actor: { type: 'operator' as const, id: 'operator', label: 'operator' }, created_at: new Date(target_id * 1000).toISOString() };
-      return client.query(
-        `INSERT INTO audit_pending (organization_id, actor_type, actor_id, actor_label, action, target_type, target_id, data, created_at, hashed)
-         VALUES ($1, 'operator', 'operator', 'operator', 'agent.created', 'agent', $2, $3, $4, $5)`,
-        [organization_id, target_id, JSON.stringify(fields.data), target_id * 1000, hashedText(fields)],
-      );
-    };
     try {
-      for (let i = 0; i < 2; i += 1) {
-        const client = new pg.Client({ connectionString: server.config.database_url });
+      for (let i = 0; i < count; i += 1) {
+        const client = new pg.Client({ connectionString: url });
         await client.connect();
         clients.push(client);
       }
-      const [first, second] = clients;
-      await first.query('BEGIN');
-      await append(first, 1);
-      await second.query('BEGIN');
-      await second.query("SET LOCAL lock_timeout = '10s'");
-      await append(second, 2);
-      await second.query('COMMIT');
-      await first.query('COMMIT');
+      await work(clients);
     } finally {
       for (const client of clients) await client.end();
     }
+  }
+
+  /**
+   * Two transactions each append an entry to one organization's log; the second commits while the
+   * first is still open. Had the second to wait for the first's head, it would fail (lock_timeout),
+   * not hang: the first does not commit until the second is through. Both are in the chain when
+   * the log is read, with the hash the application computes, and nothing is left waiting.
+   */
+  it('chains committed entries after the commit, so appenders to one log do not wait for each other', async () => {
+    const created = await call(server.url, 'POST', '/organizations', { name: 'After commit' }, bearer(OPERATOR_KEY));
+    const key = created.body.api_key.key as string;
+    const organization_id = created.body.organization.id as number;
+    const made = (await entries('', key)).length;
+    await withClients(2, async ([first, second]) => {
+      await first.query('BEGIN');
+      await appendPending(first, organization_id, 1);
+      await second.query('BEGIN');
+      await second.query("SET LOCAL lock_timeout = '10s'");
+      await appendPending(second, organization_id, 2);
+      await second.query('COMMIT');
+      await first.query('COMMIT');
+    });
     const log = await entries('', key);
-    expect(log.slice(0, 2).map((entry) => [entry.target_id, entry.sequence])).toEqual([[1, made + 2], [2, made + 1]]);
+    expect(log.slice(0, 2).map((entry) => entry.sequence)).toEqual([made + 2, made + 1]);
+    expect(log.slice(0, 2).map((entry) => entry.target_id).sort()).toEqual([1, 2]);
     const verified = await call(server.url, 'GET', '/audit-logs/verify', undefined, bearer(key));
     expect(verified.body).toEqual({ valid: true, entries: made + 2, first_invalid_id: null, head: { sequence: made + 2, hash: log[0].hash } });
     expect(await server.test.sequelize.query('SELECT id FROM audit_pending', { type: QueryTypes.SELECT })).toEqual([]);
+  });
+
+  it('chains a change\'s entries soon after it commits, with nobody reading the log', async () => {
+    const created = await call(server.url, 'POST', '/organizations', { name: 'Unread' }, bearer(OPERATOR_KEY));
+    const organization_id = created.body.organization.id as number;
+    const agent = await call(server.url, 'POST', '/agents', { name: 'unread-bot' }, bearer(created.body.api_key.key));
+    expect(agent.status).toBe(201);
+    const chained = async () => (await server.test.sequelize.query<{ action: string }>(`SELECT action FROM audit_log WHERE organization_id = ${organization_id} ORDER BY sequence`, { type: QueryTypes.SELECT })).map((row) => row.action);
+    await expect.poll(chained, { timeout: 10_000 }).toContain('agent.created');
+    expect(await server.test.sequelize.query(`SELECT id FROM audit_pending WHERE organization_id = ${organization_id}`, { type: QueryTypes.SELECT })).toEqual([]);
+  });
+
+  it('chains an entry that commits while a batch is being chained in the next batch, never dropping it', async () => {
+    const created = await call(server.url, 'POST', '/organizations', { name: 'Mid batch' }, bearer(OPERATOR_KEY));
+    const key = created.body.api_key.key as string;
+    const organization_id = created.body.organization.id as number;
+    const made = (await entries('', key)).length;
+    await withClients(2, async ([linker, late]) => {
+      await appendPending(late, organization_id, 1);
+      // The late entry is written before the batch starts and commits while it holds the head.
+      await late.query('BEGIN');
+      await appendPending(late, organization_id, 2);
+      await linker.query('BEGIN');
+      expect((await linker.query('SELECT audit_link($1) AS linked', [organization_id])).rows).toEqual([{ linked: 1 }]);
+      await late.query('COMMIT');
+      await linker.query('COMMIT');
+    });
+    const log = await entries('', key);
+    expect(log.slice(0, 2).map((entry) => [entry.target_id, entry.sequence])).toEqual([[2, made + 2], [1, made + 1]]);
+    expect((await call(server.url, 'GET', '/audit-logs/verify', undefined, bearer(key))).body).toMatchObject({ valid: true, entries: made + 2 });
+  });
+
+  it('chains what a stopped process left waiting once a process starts, and what it is owed soon, with nobody reading the log; migrating down chains it too', async () => {
+    const database = await createTestDatabase();
+    const db = await openDatabase(database.url);
+    try {
+      await migrate(db.sequelize);
+      const organization_id = 7;
+      await withClients(1, async ([client]) => {
+        await appendPending(client, organization_id, 1);
+        await appendPending(client, organization_id, 2);
+      }, database.url);
+      const store = new AuditStore(db);
+      expect(await store.chain(organization_id, 0, 10)).toEqual([]);
+      await store.linker?.start();
+      await store.linker?.stop();
+      expect((await store.chain(organization_id, 0, 10)).map((entry) => [entry.target_id, entry.sequence])).toEqual([[1, 1], [2, 2]]);
+      expect(await new AuditService(store).verify(organization_id)).toMatchObject({ valid: true, entries: 2, head: { sequence: 2 } });
+
+      // Undone, the migration chains what waits before linking goes back to COMMIT; redone, it chains after the commit again.
+      const context = db.sequelize.getQueryInterface();
+      await withClients(1, (clients) => appendPending(clients[0], organization_id, 3).then(() => undefined), database.url);
+      await auditLinkedAfterCommit.down({ context });
+      expect((await store.chain(organization_id, 2, 10)).map((entry) => [entry.target_id, entry.sequence])).toEqual([[3, 3]]);
+      await withClients(1, (clients) => appendPending(clients[0], organization_id, 4).then(() => undefined), database.url);
+      expect((await store.chain(organization_id, 3, 10)).map((entry) => [entry.target_id, entry.sequence])).toEqual([[4, 4]]);
+      await auditLinkedAfterCommit.up({ context });
+      await withClients(1, (clients) => appendPending(clients[0], organization_id, 5).then(() => undefined), database.url);
+      expect(await store.chain(organization_id, 4, 10)).toEqual([]);
+      // Owed a link (as a change's commit owes one), a process chains it soon, with no sweep and no reader.
+      const owing = new AuditStore(db);
+      owing.linkLater([organization_id]);
+      await expect.poll(async () => (await store.chain(organization_id, 4, 10)).map((entry) => entry.target_id), { timeout: 10_000 }).toEqual([5]);
+      await owing.linker?.stop();
+      expect(await new AuditService(store).verify(organization_id)).toMatchObject({ valid: true, entries: 5, head: { sequence: 5 } });
+    } finally {
+      await db.close();
+      await database.drop();
+    }
   });
 });
 
@@ -295,6 +372,8 @@ describe('migration 0017', () => {
       const store = new AuditStore(db);
       const audit = new AuditService(store);
       expect((await store.chain(1, 0, 10)).map((entry) => [entry.target_id, entry.sequence])).toEqual([[0, 1], [2, 2], [3, 3]]);
+      // Verified as the current code verifies, after the migrations since, which keep the chains as they are.
+      await migrate(db.sequelize);
       expect(await audit.verify(1)).toEqual({ valid: true, entries: 3, first_invalid_id: null, head: { sequence: 3, hash: last.get(1) } });
       expect(await audit.verify(2)).toEqual({ valid: true, entries: 2, first_invalid_id: null, head: { sequence: 2, hash: last.get(2) } });
       const refusal = { parent: { message: expect.stringMatching(/cannot be changed or deleted/) } };

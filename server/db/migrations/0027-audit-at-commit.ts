@@ -34,7 +34,18 @@ export async function up({ context: queryInterface }: { context: QueryInterface 
                created_at bigint NOT NULL,
                hashed text NOT NULL
              )`);
-  await run(`CREATE FUNCTION audit_link() RETURNS trigger LANGUAGE plpgsql AS $$
+  await run(LINK_AT_COMMIT);
+  await run(LINK_AT_COMMIT_TRIGGER);
+}
+
+export async function down({ context: queryInterface }: { context: QueryInterface }): Promise<void> {
+  if (queryInterface.sequelize.getDialect() !== 'postgres') return;
+  await queryInterface.sequelize.query('DROP TABLE audit_pending');
+  await queryInterface.sequelize.query('DROP FUNCTION audit_link()');
+}
+
+/** The deferred trigger that links each entry as its transaction commits (0029 links after the commit instead, and restores this on the way down). */
+export const LINK_AT_COMMIT = `CREATE FUNCTION audit_link() RETURNS trigger LANGUAGE plpgsql AS $$
              DECLARE
                previous audit_heads%ROWTYPE;
                linked varchar(64);
@@ -52,12 +63,7 @@ export async function up({ context: queryInterface }: { context: QueryInterface 
                          previous.sequence + 1, previous.hash, linked);
                DELETE FROM audit_pending WHERE id = NEW.id;
                RETURN NULL;
-             END $$`);
-  await run('CREATE CONSTRAINT TRIGGER audit_link AFTER INSERT ON audit_pending DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION audit_link()');
-}
+             END $$`;
 
-export async function down({ context: queryInterface }: { context: QueryInterface }): Promise<void> {
-  if (queryInterface.sequelize.getDialect() !== 'postgres') return;
-  await queryInterface.sequelize.query('DROP TABLE audit_pending');
-  await queryInterface.sequelize.query('DROP FUNCTION audit_link()');
-}
+export const LINK_AT_COMMIT_TRIGGER =
+  'CREATE CONSTRAINT TRIGGER audit_link AFTER INSERT ON audit_pending DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION audit_link()';

@@ -114,6 +114,7 @@ export class AuditService {
     cursor: number | null,
     limit: number,
   ): Promise<{ entries: AuditRecord[]; next_cursor: number | null; targets: AuditTarget[] }> {
+    await this.entries.link(organizationId);
     const page = await this.entries.list(organizationId, filters, cursor, limit + 1);
     const entries = page.slice(0, limit);
     const refs = entries.flatMap((entry) => (entry.target_id === null ? [] : [{ type: entry.target_type, id: entry.target_id }]));
@@ -126,6 +127,7 @@ export class AuditService {
    * Entries appended after the head was read are left for the next check.
    */
   async verify(organizationId: number): Promise<AuditVerification> {
+    await this.entries.link(organizationId);
     const head = await this.entries.head(organizationId);
     let previous = GENESIS_HASH;
     let checked = 0;

@@ -54,6 +54,11 @@ export interface AuditRepository {
    * one organization's log take turns, so its sequence has no gaps.
    */
   append(tx: Tx, entries: readonly AuditEntryInput[], actor: AuditActor, now: number): Promise<void>;
+  /**
+   * Chains the organization's committed entries that are not in its log yet (PostgreSQL chains
+   * them after the commit): before a read, so that it sees every change that has committed.
+   */
+  link(organizationId: number): Promise<void>;
   /** Newest first, before the place `before` in the organization's log when given. */
   list(organizationId: number, filters: AuditFilters, before: number | null, limit: number): Promise<AuditRecord[]>;
   /**
