@@ -33,6 +33,24 @@ const INSERT = `INSERT INTO audit_log (organization_id, actor_type, actor_id, ac
 
 const PENDING_COLUMNS = ['organization_id', 'actor_type', 'actor_id', 'actor_label', 'action', 'target_type', 'target_id', 'data', 'created_at', 'hashed'] as const;
 
+/** Each pending entry's parameter names, by its index in the insert (`$audit_<column>_<index>`). */
+const pendingParameterNames: Array<Record<(typeof PENDING_COLUMNS)[number], string>> = [];
+const pendingInserts: string[] = [];
+
+function pendingParameters(index: number): Record<(typeof PENDING_COLUMNS)[number], string> {
+  pendingParameterNames[index] ??= Object.fromEntries(PENDING_COLUMNS.map((column) => [column, `audit_${column}_${index}`])) as Record<(typeof PENDING_COLUMNS)[number], string>;
+  return pendingParameterNames[index];
+}
+
+/** The insert of `count` pending entries, written once per count: most changes write one. */
+function pendingInsertSql(count: number): string {
+  pendingInserts[count] ??= `INSERT INTO audit_pending (${PENDING_COLUMNS.join(', ')}) VALUES ${Array.from({ length: count }, (_, index) => {
+    const names = pendingParameters(index);
+    return `(${PENDING_COLUMNS.map((column) => `$${names[column]}`).join(', ')})`;
+  }).join(', ')}`;
+  return pendingInserts[count];
+}
+
 /** The entry as its hash covers it: by its actor (the system's, for what the system did), at `now`. */
 function hashedFieldsOf({ bySystem, ...entry }: AuditEntryInput, actor: AuditActor, now: number): HashedFields {
   return { ...entry, actor: bySystem ? SYSTEM_ACTOR : actor, created_at: isoTime(now) };
@@ -109,15 +127,13 @@ export class AuditStore implements AuditRepository {
   pendingInsert(entries: readonly AuditEntryInput[], actor: AuditActor, now: number): Statement | null {
     if (!this.db.sql.sharedByProcesses) return null;
     const bind: Record<string, unknown> = {};
-    const rows = entries.map((entry, index) => {
+    entries.forEach((entry, index) => {
       const fields = hashedFieldsOf(entry, actor, now);
       const values: Record<string, unknown> = { ...columnsOf(fields, now), hashed: hashedText(fields) };
-      return `(${PENDING_COLUMNS.map((column) => {
-        bind[`audit_${column}_${index}`] = values[column];
-        return `$audit_${column}_${index}`;
-      }).join(', ')})`;
+      const names = pendingParameters(index);
+      for (const column of PENDING_COLUMNS) bind[names[column]] = values[column];
     });
-    return { sql: `INSERT INTO audit_pending (${PENDING_COLUMNS.join(', ')}) VALUES ${rows.join(', ')}`, bind };
+    return { sql: pendingInsertSql(entries.length), bind };
   }
 
   /** The organizations whose entries have just committed into `audit_pending` (PostgreSQL): chained soon. */

@@ -13,10 +13,19 @@ const INSERT_EVENT = 'INSERT INTO outbox (organization_id, type, review_id, payl
  * the value `lookup` found.
  */
 function insertAnnouncedEvent(carried: Carried): string {
-  const alongside = carried.alongside ? `, alongside AS (${carried.alongside.sql})` : '';
-  const lookup = carried.lookup ? `, (${carried.lookup.sql}) AS looked_up` : '';
-  return `WITH entry AS (${INSERT_EVENT} RETURNING id)${alongside} SELECT id, pg_notify($channel, $before || id || $after)${lookup} FROM entry`;
+  const alongside = carried.alongside?.sql ?? '';
+  const lookup = carried.lookup?.sql ?? '';
+  // Written once per pair: a create sends the same statement every time.
+  const written = announcedEventStatements.get(alongside)?.get(lookup);
+  if (written !== undefined) return written;
+  const statement = `WITH entry AS (${INSERT_EVENT} RETURNING id)${alongside && `, alongside AS (${alongside})`} SELECT id, pg_notify($channel, $before || id || $after)${lookup && `, (${lookup}) AS looked_up`} FROM entry`;
+  const byLookup = announcedEventStatements.get(alongside) ?? new Map<string, string>();
+  announcedEventStatements.set(alongside, byLookup.set(lookup, statement));
+  return statement;
 }
+
+/** `insertAnnouncedEvent`'s statements, by what they carry alongside and the lookup they ask. */
+const announcedEventStatements = new Map<string, Map<string, string>>();
 
 /** Statements a transaction sends with its outbox entries; their parameters must not share the outbox's names. */
 export interface Carried {

@@ -28,3 +28,22 @@ describe("an audit entry's hash", () => {
     expect(labelled).not.toBe(hashWithoutLabels({ type: 'user', id: 'user:5' }));
   });
 });
+
+describe('canonical JSON', () => {
+  it('sorts keys at every level by code unit, leaves undefined members out and writes undefined items as JSON.stringify would join them', () => {
+    const value = { b: 1, a: [1, undefined, null, { z: undefined, y: 'é\u2028', x: [[]] }], c: undefined, é: 2, Z: 3, 10: 4, 9: 5 };
+    expect(canonicalJson(value)).toBe('{"10":4,"9":5,"Z":3,"a":[1,,null,{"x":[[]],"y":"é\u2028"}],"b":1,"é":2}');
+    expect(canonicalJson([undefined])).toBe('[]');
+    expect(canonicalJson({ when: new Date(0), nothing: null, flag: true, n: 1.5 })).toBe('{"flag":true,"n":1.5,"nothing":null,"when":{}}');
+  });
+
+  it('is the text an entry has always been hashed with', () => {
+    // Written before canonicalJson was rewritten in one pass; a stored chain verifies against this.
+    expect(entryHash(GENESIS_HASH, { ...entry, actor: { type: 'user', id: 'user:5', label: 'Dana' } })).toBe(
+      createHash('sha256')
+        .update(GENESIS_HASH)
+        .update('{"action":"review.decided","actor":{"id":"user:5","label":"Dana","type":"user"},"created_at":"2026-11-24T09:05:00.000Z","data":{"decision_type":"approve"},"organization_id":1,"target_id":42,"target_type":"review"}')
+        .digest('hex'),
+    );
+  });
+});

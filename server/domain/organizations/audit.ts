@@ -11,13 +11,21 @@ export const GENESIS_HASH = '0'.repeat(64);
 
 /** JSON with object keys sorted at every level: the same entry always hashes the same. */
 export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).filter(([, item]) => item !== undefined);
-    entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(',')}}`;
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  // Built in one pass: every audited change and every keyed create canonicalises its JSON.
+  if (Array.isArray(value)) {
+    let array = '[';
+    for (let i = 0; i < value.length; i += 1) array += `${i === 0 ? '' : ','}${canonicalJson(value[i]) ?? ''}`;
+    return `${array}]`;
   }
-  return JSON.stringify(value);
+  const record = value as Record<string, unknown>;
+  let object = '{';
+  for (const key of Object.keys(record).sort()) {
+    const item = record[key];
+    if (item === undefined) continue;
+    object += `${object.length === 1 ? '' : ','}${JSON.stringify(key)}:${canonicalJson(item)}`;
+  }
+  return `${object}}`;
 }
 
 /** What an entry's hash covers beside the previous entry's hash: its canonical JSON. */
