@@ -92,7 +92,8 @@ export class DatabaseUnitOfWork implements UnitOfWork {
     // whichever write started the queue it waits in (SQLite writes take turns).
     const actor = currentActor();
     let committed: OutboxEntry[] = [];
-    let pendingAudit: AuditEntryInput[] = [];
+    /** The organizations whose entries this transaction queued to be chained after its commit (PostgreSQL). */
+    let toChain = new Set<number>();
     const result = await this.db.write(async (transaction) => {
       const tx = new DatabaseTx(transaction);
       const value = await work(tx);
@@ -100,7 +101,7 @@ export class DatabaseUnitOfWork implements UnitOfWork {
       const audited = this.auditLog ? [...tx.events.map(auditEntryOf).filter((entry) => entry !== null), ...tx.auditEntries] : [];
       // PostgreSQL's audit entries, and whom a create's event goes to, travel in the outbox's statement (a round trip or two fewer); SQLite's are written and looked up apart.
       const pending = audited.length > 0 ? this.auditLog?.pendingInsert(audited, actor, now) : null;
-      pendingAudit = pending ? audited : [];
+      toChain = new Set(pending ? audited.map((entry) => entry.organization_id) : []);
       const written = await this.outbox.write(transaction, [...tx.events, ...tx.revocations, ...tx.changes.values()], {
         alongside: pending ?? undefined,
         lookup: this.subscribersLookup(tx.events) ?? undefined,
@@ -115,7 +116,7 @@ export class DatabaseUnitOfWork implements UnitOfWork {
       if (audited.length > 0 && !pending) await this.auditLog?.append(tx, audited, actor, now);
       return value;
     }, options);
-    if (pendingAudit.length > 0) this.auditLog?.linkLater(new Set(pendingAudit.map((entry) => entry.organization_id)));
+    if (toChain.size > 0) this.auditLog?.linkLater(toChain);
     for (const entry of committed) this.feed.publish(entry);
     return result;
   }
