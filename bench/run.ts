@@ -445,22 +445,24 @@ async function postgresDelivery(scale: Scale): Promise<void> {
   await onPostgres('PostgreSQL delivery (2 processes)', 2, (servers) => measureDelivery('PostgreSQL delivery (2 processes)', servers, scale.latencyWaiters, 20));
 }
 
-/** The floor on PostgreSQL: `bench/baseline-postgres-server.ts` on a database with Greenlight's schema, less the statistics trigger. */
-async function postgresFloorLoad(seconds: number, connections: number): Promise<CreateLoad> {
+/**
+ * The floor on PostgreSQL: `bench/baseline-postgres-server.ts` on a database with Greenlight's
+ * schema, less the statistics trigger; run as `processes` servers sharing the connections, it
+ * tells what a further process costs on this machine whatever it runs.
+ */
+async function postgresFloorLoad(seconds: number, connections: number, processes = 1): Promise<CreateLoad> {
   return withBenchDatabase(async (databaseUrl) => {
     const dir = tempDir('postgres-floor');
+    const floors: BenchProcess[] = [];
     try {
       await migrate(dir, { databaseUrl });
       const client = new pg.Client({ connectionString: databaseUrl });
       await client.connect();
       await client.query('DROP TRIGGER reviews_tally ON reviews').finally(() => client.end());
-      const floor = await startBaseline(databaseUrl, 'baseline-postgres-server');
-      try {
-        return await createLoad([floor], seconds, { connections, postgres: true });
-      } finally {
-        await floor.stop();
-      }
+      for (let i = 0; i < processes; i += 1) floors.push(await startBaseline(databaseUrl, 'baseline-postgres-server'));
+      return await createLoad(floors, seconds, { connections, postgres: true });
     } finally {
+      for (const floor of floors) await floor.stop();
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });
@@ -469,7 +471,7 @@ async function postgresFloorLoad(seconds: number, connections: number): Promise<
 async function postgresThroughput(scale: Scale): Promise<void> {
   const connections = 32;
   console.log(
-    `\n7. PostgreSQL create throughput: one, two and four API processes and the floor (bare Express + pg), ${connections} connections in all, ${scale.throughputRounds} round(s) each, alternating`,
+    `\n7. PostgreSQL create throughput: one, two and four API processes and the floor (bare Express + pg) as one and two processes, ${connections} connections in all, ${scale.throughputRounds} round(s) each, alternating`,
   );
   const section = 'PostgreSQL create throughput';
   const loads = new Map<number, CreateLoad[]>([
@@ -477,23 +479,30 @@ async function postgresThroughput(scale: Scale): Promise<void> {
     [2, []],
     [4, []],
   ]);
-  const floorLoads: CreateLoad[] = [];
+  const floorLoads = new Map<number, CreateLoad[]>([
+    [1, []],
+    [2, []],
+  ]);
   for (let round = 0; round < scale.throughputRounds; round += 1) {
     for (const [processes, measured] of loads) {
       await onPostgres(section, processes, async (servers) => void measured.push(await createLoad(servers, scale.throughputSeconds, { connections, postgres: true })));
-      if (processes === 1 && !(await postgresUnavailable())) floorLoads.push(await postgresFloorLoad(scale.throughputSeconds, connections));
+      const floorMeasured = floorLoads.get(processes);
+      if (floorMeasured && !(await postgresUnavailable())) floorMeasured.push(await postgresFloorLoad(scale.throughputSeconds, connections, processes));
     }
   }
   if (loads.get(1)!.length === 0) return;
   const one = recordLoads(section, 'POST /reviews, 1 API process', loads.get(1)!);
   const two = recordLoads(section, 'POST /reviews, 2 API processes', loads.get(2)!);
   const four = recordLoads(section, 'POST /reviews, 4 API processes', loads.get(4)!);
-  const floor = recordLoads(section, 'floor: bare Express + pg, review + outbox row', floorLoads);
+  const floor = recordLoads(section, 'floor: bare Express + pg, review + outbox row', floorLoads.get(1)!);
+  const floorTwo = recordLoads(section, 'floor, 2 processes', floorLoads.get(2)!);
   const cores = `on ${os.cpus().length} cores shared with PostgreSQL and the load generator`;
   record({ section, figure: '1 process / floor, throughput', value: one.perSecond / floor.perSecond, unit: '×', target: 0.8, better: 'higher', note: cores });
   record({ section, figure: '2 processes / floor, throughput', value: two.perSecond / floor.perSecond, unit: '×', target: null, better: null, note: cores });
   record({ section, figure: '1 process / floor, CPU per create', value: one.cpuMsPerCreate / floor.cpuMsPerCreate, unit: '×', target: 1.3, better: 'lower' });
   record({ section, figure: '2 processes / 1 process, CPU per create', value: two.cpuMsPerCreate / one.cpuMsPerCreate, unit: '×', target: 1.15, better: 'lower' });
+  // The same step taken by the floor: what a second process costs here when it does nothing but insert.
+  record({ section, figure: 'floor, 2 processes / 1 process, CPU per create', value: floorTwo.cpuMsPerCreate / floor.cpuMsPerCreate, unit: '×', target: null, better: null, note: cores });
   // What each further process costs: with few cores, more processes than cores only add their relaying.
   record({ section, figure: '4 processes / 1 process, CPU per create', value: four.cpuMsPerCreate / one.cpuMsPerCreate, unit: '×', target: null, better: null, note: cores });
   record({ section, figure: '1 process / floor, database CPU per create', value: one.databaseCpuMsPerCreate / floor.databaseCpuMsPerCreate, unit: '×', target: null, better: null });
