@@ -44,14 +44,17 @@ export function isHostedPublicPath(path: string): boolean {
 const READ_ONLY_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
- * The hosted edition's keys: the operator's, or an organization's (read once per process and kept
- * until a key is revoked: see `OrganizationService.authenticate`).
- * Organizations' keys are 256 random bits; the operator's is chosen by a person.
+ * The hosted edition's keys: an organization's (read once per process and kept until a key is
+ * revoked: see `OrganizationService.authenticate`), or the operator's.
+ * Organizations' keys are 256 random bits; the operator's is chosen by a person. An
+ * organization's key is looked up first: agents send one with every request, and comparing it
+ * with the operator's too would hash it twice.
  */
 export function hostedKeys(hosted: HostedOptions): BearerKeys {
   const isOperator = hosted.operatorKey ? matchesSecret(hosted.operatorKey) : () => false;
   const organizationKey: KeyResolver = (presented) => hosted.organizations.authenticate(presented);
-  return { resolve: (presented) => (isOperator(presented) ? OPERATOR : organizationKey(presented)), resolveUnguessable: organizationKey };
+  const organizationOrOperatorKey = async (presented: string): Promise<Principal | null> => (await organizationKey(presented)) ?? (isOperator(presented) ? OPERATOR : null);
+  return { resolve: organizationOrOperatorKey, resolveUnguessable: organizationKey };
 }
 
 /**

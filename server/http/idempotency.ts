@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Request } from 'express';
 import type { IdempotencyClaim } from '../domain/reviews/ports';
 
@@ -21,5 +21,5 @@ export function idempotencyOf(req: Request, files?: readonly unknown[]): Omit<Id
   const key = req.get('idempotency-key');
   if (key === undefined) return undefined;
   const body: unknown = files === undefined ? req.body : { ...(req.body as object), files };
-  return { key, requestHash: createHash('sha256').update(canonicalJson(body)).digest('hex') };
+  return { key, requestHash: hash('sha256', canonicalJson(body), 'hex') };
 }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, entryHash, GENESIS_HASH } from '../../server/domain/organizations/audit';
+import { canonicalJson, entryHash, GENESIS_HASH, hashedText } from '../../server/domain/organizations/audit';
 
 const entry = {
   organization_id: 1,
@@ -45,5 +45,23 @@ describe('canonical JSON', () => {
         .update('{"action":"review.decided","actor":{"id":"user:5","label":"Dana","type":"user"},"created_at":"2026-11-24T09:05:00.000Z","data":{"decision_type":"approve"},"organization_id":1,"target_id":42,"target_type":"review"}')
         .digest('hex'),
     );
+  });
+});
+
+describe("an entry's hashed text", () => {
+  it('is the canonical JSON of its fields, whatever its actor, target and data', () => {
+    const actors = [
+      { type: 'user' as const, id: 'user:5', label: 'Dana "the reviewer" \u2028' },
+      { type: 'api_key' as const, id: 'key:2', label: null },
+      { type: 'system' as const, id: null, label: 'system' },
+      { type: 'system' as const, id: null, label: null },
+    ];
+    const variants = [entry, { ...entry, target_id: null, data: { z: [1, { b: null, a: 'é' }], a: undefined, '': 0 } }, { ...entry, action: 'key.revoked', data: {} }];
+    for (const actor of actors) {
+      for (const variant of variants) {
+        const written = actor.label === null ? { type: actor.type, id: actor.id } : actor;
+        expect(hashedText({ ...variant, actor })).toBe(canonicalJson({ ...variant, actor: written }));
+      }
+    }
   });
 });

@@ -28,12 +28,19 @@ export function canonicalJson(value: unknown): string {
   return `${object}}`;
 }
 
-/** What an entry's hash covers beside the previous entry's hash: its canonical JSON. */
-export function hashedText(fields: HashedFields): string {
-  const { organization_id, action, target_type, target_id, data, created_at } = fields;
+/**
+ * What an entry's hash covers beside the previous entry's hash: its canonical JSON. The fields
+ * are known, so their keys are written in canonical (sorted) order here rather than sorted for
+ * every entry; only `data` is canonicalised.
+ */
+export function hashedText({ organization_id, action, target_type, target_id, data, actor, created_at }: HashedFields): string {
   // Entries written before actors had labels were hashed without one.
-  const actor = fields.actor.label === null ? { type: fields.actor.type, id: fields.actor.id } : fields.actor;
-  return canonicalJson({ organization_id, action, target_type, target_id, data, actor, created_at });
+  const label = actor.label === null ? '' : `"label":${JSON.stringify(actor.label)},`;
+  const actorJson = `{"id":${JSON.stringify(actor.id)},${label}"type":${JSON.stringify(actor.type)}}`;
+  return (
+    `{"action":${JSON.stringify(action)},"actor":${actorJson},"created_at":${JSON.stringify(created_at)},"data":${canonicalJson(data)},` +
+    `"organization_id":${JSON.stringify(organization_id)},"target_id":${JSON.stringify(target_id)},"target_type":${JSON.stringify(target_type)}}`
+  );
 }
 
 /** SHA-256 over the previous entry's hash and this entry's canonical JSON: a chain per organization. */

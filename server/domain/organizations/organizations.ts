@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import { AppError, invalidInput, notFound, refuseNul } from '../shared/errors';
 import type { AgentRepository, NewApiKey, OrganizationRepository } from './ports';
 import type { ApiKeyRecord, OrganizationRecord, OrganizationSettings } from './records';
@@ -17,7 +17,8 @@ const LAST_USED_RESOLUTION_MS = 60_000;
 const KEPT_KEYS = 10_000;
 
 export function keyHash(key: string): string {
-  return createHash('sha256').update(key, 'utf8').digest('hex');
+  // One-shot: every request with an organization's key hashes it.
+  return hash('sha256', key, 'hex');
 }
 
 const KEY_PRINCIPAL_PREFIX = 'key:';
