@@ -8,8 +8,13 @@ export interface Answer {
   at: number;
 }
 
-/** Reused connections for the measuring client: one request after another, no handshakes in the figures. */
-const keepAlive = new http.Agent({ keepAlive: true, maxSockets: 16 });
+/**
+ * Reused connections for the measuring client: one request after another, no handshakes in the
+ * figures. A connection left idle for 4 s is closed here: the servers close theirs after 5 s,
+ * and a request sent on one as a busy server closes it is lost ("socket hang up"), which after a
+ * bench's idle pause happened often enough to end a run.
+ */
+const keepAlive = new http.Agent({ keepAlive: true, maxSockets: 16, timeout: 4_000 });
 
 /**
  * One HTTP exchange. `ownConnection` gives the request a socket of its own, as an agent
