@@ -300,7 +300,7 @@ describe.runIf(TEST_DATABASE_URL)('the audit log on PostgreSQL', () => {
       await linker.query('BEGIN');
       await linker.query('SELECT 1 FROM audit_heads WHERE organization_id = $1 FOR UPDATE', [organization_id]);
       await appendPending(late, organization_id, 1);
-      // The late entry is written before the batch starts and commits while it holds the head.
+      // The late entry is written before the batch chains anything, and commits while it holds the head.
       await late.query('BEGIN');
       await appendPending(late, organization_id, 2);
       expect((await linker.query('SELECT audit_link($1) AS linked', [organization_id])).rows).toEqual([{ linked: 1 }]);
