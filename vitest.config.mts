@@ -20,6 +20,7 @@ const ON_POSTGRES = [
   'test/http/attachments.test.ts',
   'test/http/audit-log.test.ts',
   'test/http/blocking.test.ts',
+  'test/http/combined-writes.test.ts',
   'test/http/auto-decide.test.ts',
   'test/http/evals.test.ts',
   'test/http/event-relay.test.ts',

@@ -150,7 +150,7 @@ function writesOn(
   const unitOfWork = new DatabaseUnitOfWork(db, outbox, feed, {
     auditLog: edition.organizations ? stores.audit : undefined,
     webhooks:
-      edition.webhooks === 'none' ? undefined : { enqueuer: webhookEnqueuer(stores.webhooks, clock, edition.webhooks === 'installation', owedDeliveries), lookups: stores.webhooks },
+      edition.webhooks === 'none' ? undefined : { enqueuer: webhookEnqueuer(stores.webhooks, clock, edition.webhooks === 'installation', owedDeliveries), inserts: stores.webhooks },
     chat: slackDestination === null ? undefined : chatEnqueuer(stores.slackMessages, slackDestination, clock),
     clock,
   });

@@ -9,30 +9,60 @@ import { reviewPartsSql } from './scope';
 const INSERT_EVENT = 'INSERT INTO outbox (organization_id, type, review_id, payload, created_at) VALUES ($organization_id, $type, $review_id, $payload, $created_at)';
 /**
  * PostgreSQL: one entry stored and its notification sent with it (delivered when, and only if,
- * the transaction commits); with `carried`, those statements too, in the same round trip, and
- * the value `lookup` found.
+ * the statement's transaction commits), with the inserts the transaction held back and those
+ * `carried` brings, all in one round trip.
  */
-function insertAnnouncedEvent(carried: Carried): string {
+function insertAnnouncedEvent(heldBack: readonly Statement[], carried: Carried): string {
   const alongside = carried.alongside?.sql ?? '';
-  const lookup = carried.lookup?.sql ?? '';
-  // Written once per pair: a create sends the same statement every time.
-  const written = announcedEventStatements.get(alongside)?.get(lookup);
-  if (written !== undefined) return written;
-  const statement = `WITH entry AS (${INSERT_EVENT} RETURNING id)${alongside && `, alongside AS (${alongside})`} SELECT id, pg_notify($channel, $before || id || $after)${lookup && `, (${lookup}) AS looked_up`} FROM entry`;
-  const byLookup = announcedEventStatements.get(alongside) ?? new Map<string, string>();
-  announcedEventStatements.set(alongside, byLookup.set(lookup, statement));
-  return statement;
+  const fromEntry = carried.fromEntry?.sql ?? '';
+  // Written once per shape (a create sends the same statement every time). Found by its parts'
+  // texts in turn, the stores' constants whose hashes V8 keeps, not by a key joined from them per create.
+  let shapes = announcedEventStatements;
+  for (const held of heldBack) shapes = shapes.next(held.sql);
+  shapes = shapes.next(alongside).next(fromEntry);
+  if (shapes.statement === undefined) {
+    const parts = [
+      ...heldBack.map((held, index) => `held_${index} AS (${held.sql})`),
+      `entry AS (${INSERT_EVENT} RETURNING id)`,
+      ...(alongside ? [`alongside AS (${alongside})`] : []),
+      ...(fromEntry ? [`from_entry AS (${fromEntry} RETURNING 1)`] : []),
+    ];
+    shapes.statement = `WITH ${parts.join(', ')} SELECT id, pg_notify($channel, $before || id || $after)${fromEntry && ', (SELECT count(*) FROM from_entry) AS made'} FROM entry`;
+  }
+  return shapes.statement;
 }
 
-/** `insertAnnouncedEvent`'s statements, by what they carry alongside and the lookup they ask. */
-const announcedEventStatements = new Map<string, Map<string, string>>();
+/** `insertAnnouncedEvent`'s statements, by the texts of their parts in turn. */
+class StatementShapes {
+  statement?: string;
+  private readonly after = new Map<string, StatementShapes>();
+
+  next(part: string): StatementShapes {
+    let shapes = this.after.get(part);
+    if (!shapes) this.after.set(part, (shapes = new StatementShapes()));
+    return shapes;
+  }
+}
+
+const announcedEventStatements = new StatementShapes();
 
 /** Statements a transaction sends with its outbox entries; their parameters must not share the outbox's names. */
 export interface Carried {
   /** An insert, sent in the entry's statement where the database can (a create's one entry on PostgreSQL: a round trip fewer), else after the entries. */
   alongside?: Statement;
-  /** A query of one value, asked in the entry's statement only, never alone: what it found comes back as `lookedUp`. */
-  lookup?: Statement;
+  /**
+   * An insert made from the one entry stored, which reads its `entry.id` and its `$payload`:
+   * sent in the entry's statement only, never alone. How many rows it wrote comes back as
+   * `madeFromEntry`.
+   */
+  fromEntry?: Statement;
+}
+
+/** What `Outbox.write` stored. */
+export interface Written {
+  entries: OutboxEntry[];
+  /** The rows `carried.fromEntry` wrote; null where it could not be sent (SQLite, or not one entry), and the caller writes them itself. */
+  madeFromEntry: number | null;
 }
 
 /** An entry's columns, and its review's agent: who may see the event (a review's agent never changes). */
@@ -100,25 +130,30 @@ export class Outbox {
 
   /**
    * Writes `entries` in `transaction`; returns them with their ids. Now and then also prunes
-   * expired rows. `lookedUp` holds the value `carried.lookup` found, or is null when the lookup
-   * could not be asked (SQLite, or more than one entry): its caller looks for itself.
+   * expired rows. `last`: nothing follows in the transaction, and where its every change fits in
+   * this one statement (`CombinedWrites`), the statement commits by itself.
    */
-  async write(transaction: Transaction, entries: readonly OutboxInput[], carried: Carried = {}): Promise<{ entries: OutboxEntry[]; lookedUp: { value: unknown } | null }> {
+  async write(transaction: Transaction, entries: readonly OutboxInput[], carried: Carried = {}, last = false): Promise<Written> {
     const now = this.clock();
-    const combined = entries.length === 1 && this.db.sql.sharedByProcesses;
-    let written: { entries: OutboxEntry[]; lookedUp: { value: unknown } | null };
+    if (++this.writes % PRUNE_EVERY_WRITES === 0) await this.prune(now - OUTBOX_RETENTION_MS, transaction);
+    const combined = entries.length === 1 ? this.db.combined : undefined;
     if (combined) {
       // A create's one event: stored and announced in one round trip rather than two.
       const [entry] = entries;
-      const bind = { ...rowOf(entry, now), channel: EVENTS_CHANNEL, ...notificationAroundId(this.origin, entry), ...carried.alongside?.bind, ...carried.lookup?.bind };
-      const [row] = await this.db.selectRows<{ id: number; looked_up?: unknown }>(insertAnnouncedEvent(carried), bind, transaction);
-      written = { entries: [{ ...entry, id: Number(row.id) }], lookedUp: carried.lookup ? { value: row.looked_up } : null };
-    } else {
-      written = { entries: await this.store(transaction, entries, now), lookedUp: null };
-      if (carried.alongside) await this.db.selectRows(carried.alongside.sql, carried.alongside.bind, transaction);
+      const { before, after } = notificationAroundId(this.origin, entry);
+      const binds: Array<Record<string, unknown>> = [{ ...rowOf(entry, now), channel: EVENTS_CHANNEL, before, after }];
+      if (carried.alongside) binds.push(carried.alongside.bind);
+      if (carried.fromEntry) binds.push(carried.fromEntry.bind);
+      const [row] = await combined.last<{ id: number; made?: number }>(
+        transaction,
+        (heldBack) => ({ sql: insertAnnouncedEvent(heldBack, carried), binds: [...binds, ...heldBack.map((held) => held.bind)] }),
+        last,
+      );
+      return { entries: [{ ...entry, id: Number(row.id) }], madeFromEntry: carried.fromEntry ? Number(row.made) : null };
     }
-    if (++this.writes % PRUNE_EVERY_WRITES === 0) await this.prune(now - OUTBOX_RETENTION_MS, transaction);
-    return written;
+    const stored = await this.store(transaction, entries, now);
+    if (carried.alongside) await this.db.selectRows(carried.alongside.sql, carried.alongside.bind, transaction);
+    return { entries: stored, madeFromEntry: null };
   }
 
   /** On PostgreSQL, announced to the other processes: delivered when, and only if, the transaction commits. */

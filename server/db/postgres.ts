@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { Sequelize, Transaction } from 'sequelize';
-import { type Database, type OpenOptions, watchedWrites } from './database';
+import { type CombinedWrites, type ComposedStatement, type Database, type OpenOptions, type Statement, watchedWrites } from './database';
 import { POSTGRES } from './dialect';
 
 /**
@@ -51,49 +51,127 @@ interface PostgresConnectionManager {
   destroyConnection(connection: pg.ClientBase): Promise<void>;
 }
 
+/** The prepared query of `sql` with `bind`'s values in its parameters' places. */
+function preparedQuery(sql: string, bind: Record<string, unknown>): pg.QueryConfig {
+  const { name, text, names } = preparedStatementOf(sql);
+  return { name, text, values: names.map((key) => bind[key] ?? null) };
+}
+
+/** `preparedQuery` of a composed statement: each parameter's value from the first of `binds` that has it. */
+function composedQuery({ sql, binds }: ComposedStatement): pg.QueryConfig {
+  const { name, text, names } = preparedStatementOf(sql);
+  const values = names.map((key) => {
+    for (const bind of binds) {
+      const value = bind[key];
+      if (value !== undefined) return value;
+    }
+    return null;
+  });
+  return { name, text, values };
+}
+
+/** A write transaction as it is sent: begun with its first statement, inserts held back until the next. */
+interface PendingWrite {
+  connection: pg.ClientBase;
+  /** Resolves once BEGIN and what was held back have been sent; null until a statement is. */
+  begun: Promise<void> | null;
+  carried: Statement[];
+  /** Its last statement went alone and committed: nothing more goes out in it. */
+  committedAlone: boolean;
+}
+
+const pendingWrites = new WeakMap<Transaction, PendingWrite>();
+
+function pendingWriteOf(transaction: Transaction): PendingWrite {
+  const pending = pendingWrites.get(transaction);
+  if (!pending) throw new Error('not a write transaction of this database');
+  return pending;
+}
+
+/** The transaction's connection once BEGIN and the inserts held back have gone out before whatever is sent next. */
+function begun(pending: PendingWrite): Promise<pg.ClientBase> {
+  if (pending.committedAlone) return Promise.reject(new Error('this transaction committed with its last statement: nothing more can be sent in it'));
+  pending.begun ??= (async () => {
+    await pending.connection.query('BEGIN');
+    for (const statement of pending.carried.splice(0)) await pending.connection.query(preparedQuery(statement.sql, statement.bind));
+  })();
+  return pending.begun.then(() => pending.connection);
+}
+
+/** The connection as Sequelize's queries in the transaction see it: each one begins the transaction first. */
+function beginningConnection(pending: PendingWrite): pg.ClientBase {
+  const query = (...args: unknown[]): void => {
+    // Sequelize passes a callback last and wraps it in a promise of its own.
+    const callback = args[args.length - 1] as (error: unknown) => void;
+    begun(pending).then((connection) => (connection.query as (...queryArgs: unknown[]) => unknown)(...args), callback);
+  };
+  return new Proxy(pending.connection, { get: (target, property) => (property === 'query' ? query : Reflect.get(target, property)) });
+}
+
 /**
- * A write transaction begun, committed or rolled back with plain statements on a pool
- * connection. Through `sequelize.transaction` each also ran Sequelize's bookkeeping (an id, CLS,
+ * Write transactions on pool connections, begun, committed or rolled back with plain
+ * statements. Through `sequelize.transaction` each also ran Sequelize's bookkeeping (an id, CLS,
  * hooks, each statement formatted and a stack trace kept): about a twentieth of a create's CPU.
- * The stores still get a Sequelize `Transaction` bound to the connection, for the queries they
- * run through Sequelize; once finished it refuses further queries, as Sequelize's own does. A
- * connection whose statement of the transaction's own failed is in an unknown state: it is
- * closed rather than lent again.
+ * The stores get a Sequelize `Transaction` for the queries they run through Sequelize; once
+ * finished it refuses further queries, as Sequelize's own does. BEGIN waits for the first
+ * statement (`CombinedWrites`): a transaction that sends its one statement alone needs neither
+ * BEGIN nor COMMIT. A connection whose BEGIN, COMMIT or ROLLBACK failed is in an unknown state:
+ * it is closed rather than lent again.
  */
 function writeTransactions(sequelize: Sequelize) {
   const manager = sequelize.connectionManager as unknown as PostgresConnectionManager;
-  const finish = async (transaction: Transaction, connection: pg.ClientBase, statement: 'COMMIT' | 'ROLLBACK'): Promise<void> => {
+  const finish = async (transaction: Transaction, pending: PendingWrite, statement: 'COMMIT' | 'ROLLBACK'): Promise<void> => {
     try {
-      await connection.query(statement);
-      manager.releaseConnection(connection);
+      // Nothing begun, nothing to end: every statement sent went alone, committed or refused.
+      if (pending.begun) await pending.connection.query(statement);
+      manager.releaseConnection(pending.connection);
     } catch (error) {
-      await manager.destroyConnection(connection).catch(() => undefined);
+      await manager.destroyConnection(pending.connection).catch(() => undefined);
       throw error;
     } finally {
       (transaction as { finished?: string }).finished = statement === 'COMMIT' ? 'commit' : 'rollback';
     }
   };
   return async <T>(work: (transaction: Transaction) => Promise<T>): Promise<T> => {
-    const connection = await manager.getConnection({ type: 'write' });
-    const transaction = Object.assign(new Transaction(sequelize, {}), { connection });
-    try {
-      await connection.query('BEGIN');
-    } catch (error) {
-      await manager.destroyConnection(connection).catch(() => undefined);
-      throw error;
-    }
+    const pending: PendingWrite = { connection: await manager.getConnection({ type: 'write' }), begun: null, carried: [], committedAlone: false };
+    const transaction = Object.assign(new Transaction(sequelize, {}), { connection: beginningConnection(pending) });
+    pendingWrites.set(transaction, pending);
     let result: T;
     try {
       result = await work(transaction);
+      // Held back for a statement that never came: they go before COMMIT.
+      if (pending.carried.length > 0) await begun(pending);
     } catch (error) {
       // The work's own failure is what its caller hears, whatever became of the rollback.
-      await finish(transaction, connection, 'ROLLBACK').catch(() => undefined);
+      await finish(transaction, pending, 'ROLLBACK').catch(() => undefined);
       throw error;
     }
-    await finish(transaction, connection, 'COMMIT');
+    await finish(transaction, pending, 'COMMIT');
     return result;
   };
 }
+
+/** `CombinedWrites` on the transactions of `writeTransactions`. */
+const combinedWrites: CombinedWrites = {
+  async readAhead<Row extends object>(sql: string, bind: Record<string, unknown>, transaction: Transaction): Promise<Row[]> {
+    return (await pendingWriteOf(transaction).connection.query(preparedQuery(sql, bind))).rows as Row[];
+  },
+  async carry(transaction, statement) {
+    const pending = pendingWriteOf(transaction);
+    if (pending.begun) await (await begun(pending)).query(preparedQuery(statement.sql, statement.bind));
+    else pending.carried.push(statement);
+  },
+  async last<Row extends object>(transaction: Transaction, compose: (carried: readonly Statement[]) => ComposedStatement, alone: boolean): Promise<Row[]> {
+    const pending = pendingWriteOf(transaction);
+    const query = composedQuery(compose(pending.begun ? [] : pending.carried.splice(0)));
+    if (alone && !pending.begun) {
+      pending.committedAlone = true;
+      (transaction as { finished?: string }).finished = 'commit';
+      return (await pending.connection.query(query)).rows as Row[];
+    }
+    return (await (await begun(pending)).query(query)).rows as Row[];
+  },
+};
 
 /**
  * The statements every create or authenticated request runs, on the transaction's own
@@ -106,9 +184,8 @@ function writeTransactions(sequelize: Sequelize) {
 function preparedRows(sequelize: Sequelize) {
   const manager = sequelize.connectionManager as unknown as PostgresConnectionManager;
   return async <Row extends object>(sql: string, bind: Record<string, unknown>, transaction?: Transaction): Promise<Row[]> => {
-    const { name, text, names } = preparedStatementOf(sql);
-    const query = { name, text, values: names.map((key) => bind[key] ?? null) };
-    if (transaction) return (await (transaction as unknown as { connection: pg.ClientBase }).connection.query(query)).rows as Row[];
+    const query = preparedQuery(sql, bind);
+    if (transaction) return (await (await begun(pendingWriteOf(transaction))).query(query)).rows as Row[];
     const connection = await manager.getConnection({ type: 'read' });
     try {
       return (await connection.query(query)).rows as Row[];
@@ -142,6 +219,7 @@ export function openPostgres(url: string, options: OpenOptions = {}): Database {
     insertReturningId: async (sql, bind, transaction) => Number((await insertReturning<{ id: number }>(sql, 'id', bind, transaction))[0].id),
     insertReturning,
     selectRows,
+    combined: combinedWrites,
     ping: async () => {
       await sequelize.query('SELECT 1');
     },

@@ -6,7 +6,7 @@ import type { AuditRepository } from '../domain/organizations/ports';
 import type { AuditActor } from '../domain/organizations/records';
 import type { Database, Statement } from './database';
 import type { Outbox } from './outbox';
-import type { DeliveryAddress, WebhookEnqueuer } from '../domain/webhooks/webhooks';
+import type { DeliveriesOfEntry, WebhookEnqueuer } from '../domain/webhooks/webhooks';
 import type { ChatEnqueuer } from '../domain/chat/messages';
 
 class DatabaseTx implements Tx {
@@ -54,16 +54,16 @@ export interface AuditLog extends Pick<AuditRepository, 'append'> {
   linkLater(organizationIds: Iterable<number>): void;
 }
 
-/** The webhook store as a transaction asks it: on PostgreSQL, the endpoints one event goes to, looked up in the outbox's statement (`WebhookStore`). */
-export interface WebhookLookups {
-  carriedLookup(address: DeliveryAddress): Statement | null;
+/** The webhook store as a transaction asks it: on PostgreSQL, one event's deliveries, written in the outbox's statement (`WebhookStore`). */
+export interface WebhookInserts {
+  deliveriesFromEntry(deliveries: DeliveriesOfEntry): Statement | null;
 }
 
 export interface UnitOfWorkOptions {
   /** The hosted edition's audit log: every change's entry commits with it. */
   auditLog?: AuditLog;
   /** Webhooks (every hosted organization's, or the installation's endpoints): the deliveries a change owes commit with it. */
-  webhooks?: { enqueuer: WebhookEnqueuer; lookups: WebhookLookups };
+  webhooks?: { enqueuer: WebhookEnqueuer; inserts: WebhookInserts };
   /** Reviews in a chat workspace: the messages a change owes commit with it. */
   chat?: ChatEnqueuer;
   clock?: () => number;
@@ -71,7 +71,7 @@ export interface UnitOfWorkOptions {
 
 export class DatabaseUnitOfWork implements UnitOfWork {
   private readonly auditLog?: AuditLog;
-  private readonly webhooks?: { enqueuer: WebhookEnqueuer; lookups: WebhookLookups };
+  private readonly webhooks?: { enqueuer: WebhookEnqueuer; inserts: WebhookInserts };
   private readonly chat?: ChatEnqueuer;
   private readonly clock: () => number;
 
@@ -99,18 +99,23 @@ export class DatabaseUnitOfWork implements UnitOfWork {
       const value = await work(tx);
       const now = this.clock();
       const audited = this.auditLog ? [...tx.events.map(auditEntryOf).filter((entry) => entry !== null), ...tx.auditEntries] : [];
-      // PostgreSQL's audit entries, and whom a create's event goes to, travel in the outbox's statement (a round trip or two fewer); SQLite's are written and looked up apart.
+      // PostgreSQL's audit entries, and a create's webhook deliveries, travel in the outbox's statement (a round trip or two fewer); SQLite's are written apart.
       const pending = audited.length > 0 ? this.auditLog?.pendingInsert(audited, actor, now) : null;
       toChain = new Set(pending ? audited.map((entry) => entry.organization_id) : []);
-      const written = await this.outbox.write(transaction, [...tx.events, ...tx.revocations, ...tx.changes.values()], {
-        alongside: pending ?? undefined,
-        lookup: this.subscribersLookup(tx.events) ?? undefined,
-      });
+      // Nothing goes after the outbox's statement but chat messages and SQLite's audit entries: without them, a
+      // transaction whose every change that statement carries sends it alone, and it commits by itself.
+      const last = !(this.chat && tx.events.length > 0) && !(audited.length > 0 && !pending);
+      const written = await this.outbox.write(
+        transaction,
+        [...tx.events, ...tx.revocations, ...tx.changes.values()],
+        { alongside: pending ?? undefined, fromEntry: this.deliveriesFromEntry(tx.events) ?? undefined },
+        last,
+      );
       committed = written.entries;
       const events = committed.filter((entry): entry is PublishedEvent => !CONTROL_TYPES.includes(entry.type));
       if (this.webhooks && events.length > 0) {
-        const subscribers = written.lookedUp && ((written.lookedUp.value as number[] | null) ?? []).map(Number);
-        await this.webhooks.enqueuer.enqueue(tx, events, subscribers ?? undefined);
+        if (written.madeFromEntry === null) await this.webhooks.enqueuer.enqueue(tx, events);
+        else if (written.madeFromEntry > 0) this.webhooks.enqueuer.delivered(events[0]);
       }
       if (this.chat && events.length > 0) await this.chat(tx, events);
       if (audited.length > 0 && !pending) await this.auditLog?.append(tx, audited, actor, now);
@@ -121,10 +126,10 @@ export class DatabaseUnitOfWork implements UnitOfWork {
     return result;
   }
 
-  /** The lookup of the endpoints a transaction's one event goes to, for the outbox's statement to ask; null when there is none to ask. */
-  private subscribersLookup(events: readonly DomainEvent[]): Statement | null {
+  /** The insert of the deliveries a transaction's one event owes, for the outbox's statement to send; null when there is none to send. */
+  private deliveriesFromEntry(events: readonly DomainEvent[]): Statement | null {
     if (!this.webhooks || events.length !== 1) return null;
-    const address = this.webhooks.enqueuer.addressOf(events[0]);
-    return address ? this.webhooks.lookups.carriedLookup(address) : null;
+    const deliveries = this.webhooks.enqueuer.deliveriesOf(events[0]);
+    return deliveries ? this.webhooks.inserts.deliveriesFromEntry(deliveries) : null;
   }
 }

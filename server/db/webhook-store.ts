@@ -6,7 +6,7 @@ import { transactionOf } from './unit-of-work';
 import type { AttemptOutcome, ClaimedDelivery, DeliveryRoom, WebhookRepository } from '../domain/webhooks/ports';
 import type { ConfiguredWebhook, WebhookFields } from '../domain/webhooks/records';
 import type { Tx } from '../domain/shared/unit-of-work';
-import type { DeliveryAddress } from '../domain/webhooks/webhooks';
+import type { DeliveriesOfEntry } from '../domain/webhooks/webhooks';
 import type { WebhookDeliveryRecord, WebhookRecord } from '../domain/webhooks/records';
 
 interface WebhookRow {
@@ -35,6 +35,16 @@ interface DeliveryRow {
   duration_ms: number | null;
   created_at: number;
 }
+
+/** `WebhookStore.deliveriesFromEntry`'s insert, for the endpoints of one owner. */
+function deliveriesFromEntrySql(owner: string): string {
+  return `INSERT INTO webhook_deliveries (webhook_id, message_id, event_type, payload, status, attempts, next_attempt_at, created_at)
+          SELECT webhooks.id, $webhook_message_prefix::text || entry.id, $webhook_type::text, $webhook_body_before::text || $payload || $webhook_body_after::text, 'pending', 0, $webhook_now::bigint, $webhook_now::bigint
+          FROM webhooks, entry WHERE ${owner} AND is_active AND events::jsonb ? $webhook_type::text ORDER BY webhooks.id`;
+}
+
+const INSTALLATION_DELIVERIES_FROM_ENTRY = deliveriesFromEntrySql('organization_id IS NULL');
+const ORGANIZATION_DELIVERIES_FROM_ENTRY = deliveriesFromEntrySql('organization_id = $webhook_owner');
 
 /** A claimed delivery as read, its endpoint's secrets not yet sorted out. */
 type ClaimedRow = Omit<ClaimedDelivery, 'secrets'> & { secret: string; previous_secret: string | null; previous_secret_until: number | null };
@@ -183,19 +193,25 @@ export class WebhookStore implements WebhookRepository {
   }
 
   /**
-   * PostgreSQL: `subscribers` as a query of one value (their ids, an array, or null for none) for
-   * the statement that writes the event to the outbox to ask too (`Outbox.write`): no round trip
-   * to learn that nobody takes the event, as nobody does for most creates. The deliveries are
-   * written apart, only when someone does. (Written in that statement, they cost every create an
-   * insert into `webhook_deliveries` that mostly wrote nothing, and its event's body built and
-   * sent.) SQLite's transactions look theirs up apart.
+   * PostgreSQL: the deliveries one event owes, as an insert for the statement that writes the
+   * event to the outbox to send too (`Outbox.write`), reading the stored entry's id and payload
+   * there: no round trip to learn that nobody takes the event, as nobody does for most creates,
+   * and none to write the deliveries when someone does. The body is put together by the database
+   * around the payload the statement already sends, and only for an endpoint that takes the
+   * event. SQLite's transactions look theirs up and write them apart.
    */
-  carriedLookup(address: DeliveryAddress): Statement | null {
+  deliveriesFromEntry(deliveries: DeliveriesOfEntry): Statement | null {
     if (!this.db.sql.sharedByProcesses) return null;
-    const owner = address.owner === null ? 'organization_id IS NULL' : 'organization_id = $webhook_owner';
     return {
-      sql: `SELECT array_agg(id ORDER BY id) FROM webhooks WHERE ${owner} AND is_active AND events::jsonb ? $webhook_type::text`,
-      bind: { ...(address.owner === null ? {} : { webhook_owner: address.owner }), webhook_type: address.type },
+      sql: deliveries.owner === null ? INSTALLATION_DELIVERIES_FROM_ENTRY : ORGANIZATION_DELIVERIES_FROM_ENTRY,
+      bind: {
+        ...(deliveries.owner === null ? {} : { webhook_owner: deliveries.owner }),
+        webhook_type: deliveries.type,
+        webhook_message_prefix: deliveries.messagePrefix,
+        webhook_body_before: deliveries.bodyBefore,
+        webhook_body_after: deliveries.bodyAfter,
+        webhook_now: deliveries.now,
+      },
     };
   }
 

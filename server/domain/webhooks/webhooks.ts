@@ -35,9 +35,14 @@ function webhookTypeOf(event: DomainEvent): string {
   return event.type;
 }
 
-/** A webhook's body: `{type, timestamp, data}`, data being the record `/events` carries. */
+/** A webhook's body, `{type, timestamp, data}`, as the text around its data: the record `/events` carries. */
+function bodyAround(type: string, now: number): { before: string; after: string } {
+  return { before: `{"type":${JSON.stringify(type)},"timestamp":${JSON.stringify(new Date(now).toISOString())},"data":`, after: '}' };
+}
+
 function body(type: string, now: number, data: unknown): string {
-  return JSON.stringify({ type, timestamp: new Date(now).toISOString(), data });
+  const { before, after } = bodyAround(type, now);
+  return `${before}${JSON.stringify(data)}${after}`;
 }
 
 /**
@@ -65,15 +70,26 @@ export interface DeliveryAddress {
   type: string;
 }
 
+/**
+ * One event's deliveries as the statement that stores the event can write them, to each endpoint
+ * at the address: the message id is `messagePrefix` and the event's id, the body the event's
+ * payload between `bodyBefore` and `bodyAfter`.
+ */
+export interface DeliveriesOfEntry extends DeliveryAddress {
+  messagePrefix: string;
+  bodyBefore: string;
+  bodyAfter: string;
+  now: number;
+}
+
 /** The deliveries committed events owe the endpoints of their organizations, written in the transaction of the change. */
 export interface WebhookEnqueuer {
-  /** Whose endpoints `event` could go to, and as which type; null when none could (no owner to have them, or a type none may take). */
-  addressOf(event: DomainEvent): DeliveryAddress | null;
-  /**
-   * Writes the deliveries `events` owe, looking up the endpoints that take each; or, for one
-   * event whose transaction has already looked them up (`subscribers`, its address's), to those.
-   */
-  enqueue(tx: Tx, events: readonly PublishedEvent[], subscribers?: readonly number[]): Promise<void>;
+  /** The deliveries `event` may owe, for the statement that stores it to write; null when it owes none (no owner to have endpoints, or a type none may take). */
+  deliveriesOf(event: DomainEvent): DeliveriesOfEntry | null;
+  /** Told that the statement which stored `event` wrote deliveries for it. */
+  delivered(event: PublishedEvent): void;
+  /** Writes the deliveries `events` owe, looking up the endpoints that take each. */
+  enqueue(tx: Tx, events: readonly PublishedEvent[]): Promise<void>;
 }
 
 /** A delivery's message id is this and its event's id: one per event, whichever endpoints it goes to (receivers deduplicate on it). */
@@ -97,13 +113,20 @@ export function webhookEnqueuer(webhooks: WebhookRepository, clock: Clock, insta
     return { owner, type };
   };
   return {
-    addressOf,
-    async enqueue(tx, events, known) {
+    deliveriesOf(event) {
+      const address = addressOf(event);
+      if (!address) return null;
+      const now = clock();
+      const { before, after } = bodyAround(address.type, now);
+      return { ...address, messagePrefix: MESSAGE_ID_PREFIX, bodyBefore: before, bodyAfter: after, now };
+    },
+    delivered: (event) => owed.mark(event),
+    async enqueue(tx, events) {
       const now = clock();
       for (const event of events) {
         const address = addressOf(event);
         if (!address) continue;
-        const subscribers = known ?? (await webhooks.subscribers(tx, address.owner, address.type));
+        const subscribers = await webhooks.subscribers(tx, address.owner, address.type);
         if (subscribers.length === 0) continue;
         // The body only once someone takes the event: most events of most changes go to nobody.
         const payload = body(address.type, now, event.payload);
