@@ -92,6 +92,16 @@ export function selectThroughSequelize(sequelize: Sequelize): Database['selectRo
   return (sql, bind, transaction) => sequelize.query(sql, { bind, type: QueryTypes.SELECT, transaction });
 }
 
+/**
+ * Stores a row in `transaction` where nothing reads it back before the commit: on a database
+ * that combines writes, it is held back to go with the transaction's next statement (a round
+ * trip fewer). Its parameters must be named apart from that statement's (`CombinedWrites.carry`).
+ */
+export async function insertInTurn(db: Database, statement: Statement, transaction: Transaction): Promise<void> {
+  if (db.combined) await db.combined.carry(transaction, statement);
+  else await db.sequelize.query(statement.sql, { bind: statement.bind, transaction });
+}
+
 /** `write` that tells `diskSpace` how each write went. */
 export function watchedWrites(
   write: Database['write'],

@@ -1,5 +1,5 @@
 import { QueryTypes } from 'sequelize';
-import { type Database, isUniqueViolation } from './database';
+import { type Database, insertInTurn, isUniqueViolation } from './database';
 import { organizationRows } from './organization-rows';
 import { isoTime } from './time';
 import { transactionOf } from './unit-of-work';
@@ -129,9 +129,14 @@ export class RoutingRuleStore implements RoutingRuleRepository {
   }
 
   async saveMark(tx: Tx, organizationId: number, reviewId: number, mark: RuleMark): Promise<void> {
-    await this.db.sequelize.query(
-      'INSERT INTO review_rule_marks (review_id, organization_id, rule_id, kind, decision, sample_rate) VALUES ($reviewId, $organizationId, $rule_id, $kind, $decision, $sample_rate)',
-      { bind: { reviewId, organizationId, ...mark }, transaction: transactionOf(tx) },
+    // Part of the create of a review a rule marks: on PostgreSQL, sent within the create's last statement.
+    await insertInTurn(
+      this.db,
+      {
+        sql: 'INSERT INTO review_rule_marks (review_id, organization_id, rule_id, kind, decision, sample_rate) VALUES ($mark_review_id, $mark_organization_id, $mark_rule_id, $mark_kind, $mark_decision, $mark_sample_rate)',
+        bind: { mark_review_id: reviewId, mark_organization_id: organizationId, mark_rule_id: mark.rule_id, mark_kind: mark.kind, mark_decision: mark.decision, mark_sample_rate: mark.sample_rate },
+      },
+      transactionOf(tx),
     );
   }
 

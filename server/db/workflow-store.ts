@@ -1,5 +1,5 @@
 import { QueryTypes } from 'sequelize';
-import type { Database } from './database';
+import { type Database, insertInTurn } from './database';
 import { organizationRows } from './organization-rows';
 import { isoTime } from './time';
 import { transactionOf } from './unit-of-work';
@@ -92,11 +92,13 @@ export class WorkflowStore implements WorkflowRepository {
 
   async saveState(tx: Tx, reviewId: number, organizationId: number, state: WorkflowState, now: number, isNew: boolean): Promise<void> {
     if (isNew) {
-      // Part of the create of every review a workflow governs: the database's cheapest insert.
-      await this.db.insertReturning(
-        'INSERT INTO review_workflows (review_id, organization_id, state, updated_at) VALUES ($reviewId, $organizationId, $state, $now)',
-        'review_id',
-        { reviewId, organizationId, state: JSON.stringify(state), now },
+      // Part of the create of every review a workflow governs: on PostgreSQL, sent within the create's last statement.
+      await insertInTurn(
+        this.db,
+        {
+          sql: 'INSERT INTO review_workflows (review_id, organization_id, state, updated_at) VALUES ($workflow_review_id, $workflow_organization_id, $workflow_state, $workflow_now)',
+          bind: { workflow_review_id: reviewId, workflow_organization_id: organizationId, workflow_state: JSON.stringify(state), workflow_now: now },
+        },
         transactionOf(tx),
       );
       return;
