@@ -103,7 +103,9 @@ function beginningConnection(pending: PendingWrite): pg.ClientBase {
   const query = (...args: unknown[]): void => {
     // Sequelize passes a callback last and wraps it in a promise of its own.
     const callback = args[args.length - 1] as (error: unknown) => void;
-    begun(pending).then((connection) => (connection.query as (...queryArgs: unknown[]) => unknown)(...args), callback);
+    begun(pending)
+      .then((connection) => void (connection.query as (...queryArgs: unknown[]) => unknown)(...args))
+      .catch(callback);
   };
   return new Proxy(pending.connection, { get: (target, property) => (property === 'query' ? query : Reflect.get(target, property)) });
 }
