@@ -40,7 +40,7 @@ function bodyAround(type: string, now: number): { before: string; after: string 
   return { before: `{"type":${JSON.stringify(type)},"timestamp":${JSON.stringify(new Date(now).toISOString())},"data":`, after: '}' };
 }
 
-function body(type: string, now: number, data: unknown): string {
+function body(type: string, now: number, data: object): string {
   const { before, after } = bodyAround(type, now);
   return `${before}${JSON.stringify(data)}${after}`;
 }
