@@ -56,7 +56,7 @@ export interface AuditLog extends Pick<AuditRepository, 'append'> {
 
 /** The webhook store as a transaction asks it: on PostgreSQL, one event's deliveries, written in the outbox's statement (`WebhookStore`). */
 export interface WebhookInserts {
-  deliveriesFromEntry(deliveries: DeliveriesOfEntry): Statement | null;
+  deliveriesFromEntry(deliveries: DeliveriesOfEntry): Statement;
 }
 
 export interface UnitOfWorkOptions {
@@ -126,9 +126,12 @@ export class DatabaseUnitOfWork implements UnitOfWork {
     return result;
   }
 
-  /** The insert of the deliveries a transaction's one event owes, for the outbox's statement to send; null when there is none to send. */
+  /**
+   * The insert of the deliveries a transaction's one event owes, for the outbox's statement to
+   * send; null when there is none to send, or no such statement (SQLite writes them apart).
+   */
   private deliveriesFromEntry(events: readonly DomainEvent[]): Statement | null {
-    if (!this.webhooks || events.length !== 1) return null;
+    if (!this.webhooks || events.length !== 1 || !this.db.combined) return null;
     const deliveries = this.webhooks.enqueuer.deliveriesOf(events[0]);
     return deliveries ? this.webhooks.inserts.deliveriesFromEntry(deliveries) : null;
   }

@@ -200,8 +200,7 @@ export class WebhookStore implements WebhookRepository {
    * around the payload the statement already sends, and only for an endpoint that takes the
    * event. SQLite's transactions look theirs up and write them apart.
    */
-  deliveriesFromEntry(deliveries: DeliveriesOfEntry): Statement | null {
-    if (!this.db.sql.sharedByProcesses) return null;
+  deliveriesFromEntry(deliveries: DeliveriesOfEntry): Statement {
     return {
       sql: deliveries.owner === null ? INSTALLATION_DELIVERIES_FROM_ENTRY : ORGANIZATION_DELIVERIES_FROM_ENTRY,
       bind: {
