@@ -11,8 +11,8 @@ export interface Statement {
 
 /**
  * A statement written from several, each part's parameters in a `bind` of its own (no two
- * sharing a name unless they share its value): a parameter takes its value from the first
- * that has it. Merging them would build a large object for every create.
+ * sharing a name unless they share its value): a parameter takes its value from a bind that
+ * has it. Merging them would build a large object for every create.
  */
 export interface ComposedStatement {
   sql: string;
