@@ -1,6 +1,5 @@
 import { openAdministration } from '../app/administration';
 import { loadConfig } from '../config/load';
-import { actingAs } from '../domain/organizations/audit';
 import { AppError } from '../domain/shared/errors';
 import { OPERATOR } from '../domain/shared/principal';
 import { CliError } from './errors';
@@ -18,7 +17,7 @@ export async function runOrgCreate(options: { config?: string; name: string; adm
   const administration = await openAdministration(config);
   if (!administration) throw new CliError('organizations belong to the hosted edition: set edition: hosted (or GREENLIGHT_EDITION=hosted) first', 2);
   try {
-    const { organization, api_key } = await actingAs(OPERATOR, () => administration.organizations.create(OPERATOR, { name }));
+    const { organization, api_key } = await administration.organizations.create(OPERATOR, { name });
     out.write(
       `created organization ${organization.id} (${organization.name})\n` +
         `its admin API key, shown this once — keep it in a secret store:\n\n  ${api_key.key}\n\n` +
@@ -29,9 +28,7 @@ export async function runOrgCreate(options: { config?: string; name: string; adm
     const operatorHere = { ...OPERATOR, scope: { organizationId: organization.id } };
     const email = options.adminEmail.trim();
     try {
-      const admin = await actingAs(operatorHere, () =>
-        administration.people.createUser(operatorHere, { email, name: email.split('@')[0], role: 'admin' }),
-      );
+      const admin = await administration.people.createUser(operatorHere, { email, name: email.split('@')[0], role: 'admin' });
       out.write(`\nadded ${admin.email} as its admin; they set a password and sign in at (shown once, works for 7 days):\n\n  ${admin.invitation_url}\n`);
     } catch (error) {
       if (error instanceof AppError) throw new CliError(`the organization was created, but not its admin: ${error.detail}`, 2);

@@ -3,6 +3,9 @@ import type { WorkOptions } from '../domain/shared/unit-of-work';
 import type { SqlDialect } from './dialect';
 import { type DiskSpace, isOutOfSpace } from '../system/disk-space';
 
+/** How a write transaction may be run: who makes the change is the unit of work's to know. */
+export type WriteOptions = Pick<WorkOptions, 'rerunnable'>;
+
 /** A statement that has to run in a transaction, its parameters named `$name`. */
 export interface Statement {
   sql: string;
@@ -30,7 +33,7 @@ export interface Database {
    * Runs `work` in a write transaction and resolves once it has committed durably. On SQLite
    * writes take turns in this process (possibly sharing a commit, each in a savepoint of its own).
    */
-  write<T>(work: (transaction: Transaction) => Promise<T>, options?: WorkOptions): Promise<T>;
+  write<T>(work: (transaction: Transaction) => Promise<T>, options?: WriteOptions): Promise<T>;
   /**
    * Runs an INSERT of one row (`$name` parameters) in `transaction` and returns the row's id:
    * the statement every create runs, so each database runs it its cheapest way.
@@ -107,7 +110,7 @@ export function watchedWrites(
   write: Database['write'],
   diskSpace: OpenOptions['diskSpace'],
 ): Database['write'] {
-  return async <T>(work: (transaction: Transaction) => Promise<T>, options?: WorkOptions): Promise<T> => {
+  return async <T>(work: (transaction: Transaction) => Promise<T>, options?: WriteOptions): Promise<T> => {
     try {
       const result = await write(work, options);
       diskSpace?.written();

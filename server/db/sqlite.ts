@@ -2,8 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import sqlite3 from 'sqlite3';
 import { Sequelize, Transaction } from 'sequelize';
-import type { WorkOptions } from '../domain/shared/unit-of-work';
-import { type Database, type OpenOptions, selectThroughSequelize, watchedWrites } from './database';
+import { type Database, type OpenOptions, selectThroughSequelize, watchedWrites, type WriteOptions } from './database';
 import { SQLITE } from './dialect';
 
 /**
@@ -82,7 +81,7 @@ class WriteQueue {
     this.writer = new WriterTransactions(sequelize);
   }
 
-  run<T>(work: Work<T>, options: WorkOptions = {}): Promise<T> {
+  run<T>(work: Work<T>, options: WriteOptions = {}): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.queued.push({ work, rerunnable: options.rerunnable ?? false, resolve: resolve as (value: unknown) => void, reject });
       if (!this.draining) void this.drain();

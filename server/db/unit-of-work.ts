@@ -1,6 +1,6 @@
 import type { Transaction } from 'sequelize';
 import { CONTROL_TYPES, type DomainEvent, type EventFeed, type OrganizationChange, type OutboxEntry, type PublishedEvent, type Revocation } from '../domain/shared/events';
-import { auditEntryOf, currentActor } from '../domain/organizations/audit';
+import { auditActorOf, auditEntryOf } from '../domain/organizations/audit';
 import type { AuditEntryInput, Tx, UnitOfWork, WorkOptions } from '../domain/shared/unit-of-work';
 import type { AuditRepository } from '../domain/organizations/ports';
 import type { AuditActor } from '../domain/organizations/records';
@@ -87,10 +87,8 @@ export class DatabaseUnitOfWork implements UnitOfWork {
     this.clock = options.clock ?? Date.now;
   }
 
-  async run<T>(work: (tx: Tx) => Promise<T>, options?: WorkOptions): Promise<T> {
-    // Who acts is read here, in the caller's context: the write may run later, in the context of
-    // whichever write started the queue it waits in (SQLite writes take turns).
-    const actor = currentActor();
+  async run<T>(work: (tx: Tx) => Promise<T>, options: WorkOptions): Promise<T> {
+    const actor = auditActorOf(options.by);
     let committed: OutboxEntry[] = [];
     /** The organizations whose entries this transaction queued to be chained after its commit (PostgreSQL). */
     let toChain = new Set<number>();

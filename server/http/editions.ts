@@ -1,7 +1,7 @@
 import type { RequestHandler, Router } from 'express';
 import type { Logger } from '../logging';
 import { installationKey, requireBearerKey } from './auth';
-import { actingForCaller, type HostedOptions, hostedAccess, hostedAuthentication, hostedMcpAccess } from './hosted';
+import { type HostedOptions, hostedAccess, hostedAuthentication, hostedMcpAccess } from './hosted';
 import { agentRoutes } from './routes/agents';
 import { auditRoutes } from './routes/audit';
 import { organizationRoutes } from './routes/organizations';
@@ -47,7 +47,7 @@ export function selfHostedHttp(apiKey: string | undefined, { log, clock }: Limit
 export function hostedHttp(hosted: HostedOptions, { log, clock }: LimitsOptions): HttpEdition {
   return {
     name: 'hosted',
-    authentication: [hostedAuthentication(hosted, log, clock), actingForCaller()],
+    authentication: [hostedAuthentication(hosted, log, clock)],
     mcpAccess: [hostedMcpAccess()],
     operationAccess: [hostedAccess()],
     routes: [

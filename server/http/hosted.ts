@@ -1,6 +1,6 @@
 import type { NextFunction, RequestHandler, Response } from 'express';
 import type { AgentService } from '../domain/organizations/agents';
-import { actingAs, type AuditService } from '../domain/organizations/audit';
+import type { AuditService } from '../domain/organizations/audit';
 import type { OrganizationService } from '../domain/organizations/organizations';
 import type { OrganizationRouting } from '../domain/routing/organization-rules';
 import type { PeopleService } from '../domain/people/people';
@@ -87,11 +87,6 @@ export function hostedAuthentication(hosted: HostedOptions, log: Logger, clock?:
       next();
     }, next);
   };
-}
-
-/** The rest of the request runs on behalf of its caller: the audit entries of its changes name it. */
-export function actingForCaller(): RequestHandler {
-  return (_req, res, next) => actingAs(principalOf(res), next);
 }
 
 /** The caller a principal of the hosted edition is, in the terms of `HOSTED_CALLERS`. */

@@ -51,7 +51,7 @@ export function localGateway(
       if (outcome.kind === 'shutdown') return { kind: 'unavailable', reason: 'Greenlight is shutting down' };
       return { kind: 'still_pending' };
     },
-    addFeedback: (reviewId, input) => feedback.add(scope, reviewId, input),
+    addFeedback: (reviewId, input) => feedback.add(principal, reviewId, input),
     listPending: (filters, page, pageSize) => reviews.reading.list(scope, { ...filters, status: 'pending' }, page, pageSize, 'priority'),
   };
 }

@@ -2,11 +2,10 @@ import dns from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
-import { asSystem } from '../domain/organizations/audit';
 import { type EventFeed, NONE_FROM_ELSEWHERE } from '../domain/shared/events';
 import type { AttemptOutcome, ClaimedDelivery, DeliveryRoom, WebhookRepository } from '../domain/webhooks/ports';
 import type { OwedDeliveries } from '../domain/webhooks/webhooks';
-import type { Clock, Log, UnitOfWork } from '../domain/shared/unit-of-work';
+import { type Clock, type Log, SYSTEM, type UnitOfWork } from '../domain/shared/unit-of-work';
 import { retryDelayMs, signatureHeader } from '../domain/webhooks/signing';
 import { checkTarget, type Resolve, type TargetPolicy } from '../domain/webhooks/targets';
 import { WakeLoop } from '../system/wake-loop';
@@ -191,12 +190,10 @@ export class WebhookDispatcher {
   /** The endpoint stops, with why, recorded in the organization's audit log as the system's doing. */
   private async disable(delivery: ClaimedDelivery, reason: string): Promise<void> {
     const organizationId = delivery.organization_id;
-    await asSystem(() =>
-      this.options.unitOfWork.run(async (tx) => {
-        await this.options.webhooks.disable(tx, delivery.webhook_id, reason, this.clock());
-        if (organizationId !== null) tx.audit({ organization_id: organizationId, action: 'webhook.disabled', target_type: 'webhook', target_id: delivery.webhook_id, data: { reason } });
-      }),
-    );
+    await this.options.unitOfWork.run(async (tx) => {
+      await this.options.webhooks.disable(tx, delivery.webhook_id, reason, this.clock());
+      if (organizationId !== null) tx.audit({ organization_id: organizationId, action: 'webhook.disabled', target_type: 'webhook', target_id: delivery.webhook_id, data: { reason } });
+    }, { by: SYSTEM });
     this.options.log.info('webhook endpoint disabled', { webhook_id: delivery.webhook_id, reason });
   }
 

@@ -45,7 +45,7 @@ describe('two organizations in one database', () => {
     expect((await reviews.reading.list(acme.scope, {}, 1, 100)).reviews.map((r) => r.id)).toEqual([acmeReview]);
     expect((await reviews.reading.get(globex.scope, globexReview)).organization_id).toBe(2);
     expect(await statusOf(reviews.reading.get(acme.scope, globexReview))).toBe(404);
-    expect(await statusOf(reviews.deciding.decide(acme.scope, globexReview, { decision_type: 'approve' }))).toBe(404);
+    expect(await statusOf(reviews.deciding.decide(acme.scope, globexReview, { decision_type: 'approve' }, acme))).toBe(404);
     expect(await statusOf(reviews.waiting.wait(acme.scope, globexReview, 1_000))).toBe(404);
     expect((await reviews.reading.get(globex.scope, globexReview)).status).toBe('pending');
   });
@@ -53,7 +53,7 @@ describe('two organizations in one database', () => {
   it('cannot file a review, feedback or an attachment under the other organization', async () => {
     const { reviews, feedback, attachments } = server.test;
     expect(await statusOf(reviews.submitting.submit(acme, { ...sampleReview, organization_id: 2 }))).toBe(404);
-    expect(await statusOf(feedback.add(acme.scope, globexReview, { rating: 1 }))).toBe(404);
+    expect(await statusOf(feedback.add(acme, globexReview, { rating: 1 }))).toBe(404);
     expect(await statusOf(feedback.list(acme.scope, globexReview))).toBe(404);
     expect(await statusOf(attachments.list(acme.scope, globexReview))).toBe(404);
     expect(await statusOf(attachments.checkCanAttach(acme, globexReview))).toBe(404);

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { AppError, invalidInput } from '../shared/errors';
 import type { Principal } from '../shared/principal';
 import { organizationOfCaller } from '../shared/scope';
-import type { Clock, Log, Tx, UnitOfWork } from '../shared/unit-of-work';
+import { type Clock, type Log, SYSTEM, type Tx, type UnitOfWork } from '../shared/unit-of-work';
 import { type ChatInstallationRepository, type ChatOAuth, ChatUnavailable, type SecretSealer, type StoredChatInstallation } from './ports';
 import type { ChatInstallationRecord } from './records';
 
@@ -64,19 +64,20 @@ export class ChatInstallations {
     const { oauth } = this.configured();
     const state = randomBytes(32).toString('base64url');
     const now = this.options.clock();
-    await this.options.unitOfWork.run((tx) => this.options.installations.saveState(tx, hashOf(state), organizationId, principal.id || principal.label || 'admin', now + STATE_TTL_MS));
+    await this.options.unitOfWork.run((tx) => this.options.installations.saveState(tx, hashOf(state), organizationId, principal.id || principal.label || 'admin', now + STATE_TTL_MS), { by: principal });
     return { authorize_url: oauth.authorizeUrl(state) };
   }
 
   /**
    * Slack's redirect back: the state is taken (so a replay finds nothing) before the code is
    * exchanged; the organization is the state's, never one the request names. Answers the
-   * organization the workspace was installed for.
+   * organization the workspace was installed for. The redirect carries no caller: the install
+   * is the system's in the audit log, which names the admin who started it.
    */
   async complete(code: string, state: string): Promise<number> {
     const { oauth, sealer } = this.configured();
     const now = this.options.clock();
-    const begun = await this.options.unitOfWork.run((tx) => this.options.installations.takeState(tx, hashOf(state), now));
+    const begun = await this.options.unitOfWork.run((tx) => this.options.installations.takeState(tx, hashOf(state), now), { by: SYSTEM });
     if (begun === null) throw new AppError(400, 'this Slack install link is unknown, used or expired: start again with Add to Slack');
     let grant;
     try {
@@ -102,7 +103,7 @@ export class ChatInstallations {
         updated_at: now,
       });
       tx.audit({ organization_id: organizationId, action: 'slack.installed', target_type: 'slack', target_id: null, data: { team_id: grant.team.id, team_name: grant.team.name, started_by: begun.started_by } });
-    });
+    }, { by: SYSTEM });
     return organizationId;
   }
 
@@ -119,7 +120,7 @@ export class ChatInstallations {
       if (!current) throw new AppError(404, 'Slack is not installed for this organization');
       await this.options.installations.setChannel(tx, organizationId, channelId, now);
       tx.audit({ organization_id: organizationId, action: 'slack.channel_changed', target_type: 'slack', target_id: null, data: { from: current.channel_id, to: channelId } });
-    });
+    }, { by: principal });
     return this.status(principal);
   }
 
@@ -137,7 +138,7 @@ export class ChatInstallations {
     await this.options.unitOfWork.run(async (tx) => {
       await this.options.installations.delete(tx, organizationId);
       tx.audit({ organization_id: organizationId, action: 'slack.uninstalled', target_type: 'slack', target_id: null, data: { team_id: current.team_id } });
-    });
+    }, { by: principal });
   }
 
   /** Slack said the app was uninstalled from a workspace, or its tokens revoked. */
@@ -147,7 +148,7 @@ export class ChatInstallations {
       for (const organizationId of await this.options.installations.revokeTeam(tx, teamId, now)) {
         tx.audit({ organization_id: organizationId, action: 'slack.revoked', target_type: 'slack', target_id: null, data: { team_id: teamId } });
       }
-    });
+    }, { by: SYSTEM });
   }
 
   /** The organization's channel and bot token, when it has an active installation with a channel. */

@@ -1,6 +1,5 @@
 import type { DecideOutcome } from '../reviews/deciding';
 import type { DecisionInput, ReviewRecord } from '../reviews/records';
-import { actingAs } from '../organizations/audit';
 import { AppError } from '../shared/errors';
 import type { Principal, Scope } from '../shared/principal';
 import type { Log } from '../shared/unit-of-work';
@@ -73,7 +72,7 @@ export class ChatInteractions {
   private async decide(principal: Principal, reviewId: number, input: DecisionInput, message: ChatMessageRef | null, user: ChatUser): Promise<void> {
     try {
       // The decision is the person's in the audit log, as a signed-in person's is.
-      const outcome = await actingAs(principal, () => this.options.decideAs(principal, reviewId, input));
+      const outcome = await this.options.decideAs(principal, reviewId, input);
       if (outcome.kind === 'voted') {
         const { workflow } = outcome.vote;
         await this.tell(message, user, `Your approval of review #${reviewId} is counted: ${workflow.approvals} of ${workflow.required_approvals} in ${workflow.name}.`);

@@ -1,8 +1,7 @@
-import { asSystem } from '../organizations/audit';
 import { invalidInput, notFound, refuseNul } from '../shared/errors';
 import type { Principal } from '../shared/principal';
 import { organizationOf, organizationOfCaller } from '../shared/scope';
-import type { Clock, UnitOfWork } from '../shared/unit-of-work';
+import { type Clock, SYSTEM, type UnitOfWork } from '../shared/unit-of-work';
 import { evaluate } from './evaluate';
 import type { EvalRepository, EvaluationQueries } from './ports';
 import type { EvalFields, EvalFilters, EvalRecord, EvalRunRecord, Schedule } from './records';
@@ -83,7 +82,7 @@ export class Evaluations {
       const created = await this.evals.insert(tx, organizationId, fields, this.nextRun(fields.schedule, now), now);
       tx.audit({ organization_id: organizationId, action: 'eval.created', target_type: 'eval', target_id: created.id, data: { ...fields } });
       return created;
-    });
+    }, { by: principal });
   }
 
   async list(principal: Principal): Promise<{ evals: EvalRecord[]; count: number }> {
@@ -118,7 +117,7 @@ export class Evaluations {
       const updated = await this.evals.update(tx, organizationId, id, fields, nextRunAt, now);
       tx.audit({ organization_id: organizationId, action: 'eval.updated', target_type: 'eval', target_id: id, data: { changed: Object.keys(changes) } });
       return updated;
-    });
+    }, { by: principal });
   }
 
   async delete(principal: Principal, id: number): Promise<void> {
@@ -126,7 +125,7 @@ export class Evaluations {
     await this.unitOfWork.run(async (tx) => {
       if (!(await this.evals.delete(tx, organizationId, id))) throw notFound('eval', id);
       tx.audit({ organization_id: organizationId, action: 'eval.deleted', target_type: 'eval', target_id: id, data: {} });
-    });
+    }, { by: principal });
   }
 
   /** Starts a run now: its record at once, and the same once finished. */
@@ -138,9 +137,8 @@ export class Evaluations {
       const run = await this.evals.insertRun(tx, organizationId, id, 'manual', this.clock());
       tx.audit({ organization_id: organizationId, action: 'eval.run_started', target_type: 'eval', target_id: id, data: { run_id: run.id } });
       return { suite, run };
-    });
-    // The computation belongs to no request: its finishing write is the system's.
-    return { run, finished: asSystem(() => this.execute(suite, run)) };
+    }, { by: principal });
+    return { run, finished: this.execute(suite, run) };
   }
 
   /** Newest first, `limit` at a time; `cursor` is the `next_cursor` of the page before. */
@@ -164,24 +162,22 @@ export class Evaluations {
    */
   async runDue(): Promise<number> {
     const started = this.clock();
-    await asSystem(() =>
-      this.unitOfWork.run((tx) => this.evals.failAbandoned(tx, started - ABANDONED_AFTER_MS, 'the process running it stopped before it finished; run the suite again', started)),
-    );
+    await this.unitOfWork.run((tx) => this.evals.failAbandoned(tx, started - ABANDONED_AFTER_MS, 'the process running it stopped before it finished; run the suite again', started), {
+      by: SYSTEM,
+    });
     let ran = 0;
     for (;;) {
       const now = this.clock();
-      const claimed = await asSystem(() =>
-        this.unitOfWork.run(async (tx) => {
-          const suite = await this.evals.claimDue(tx, now);
-          if (!suite || !suite.schedule) return null;
-          await this.evals.setNextRun(tx, suite.id, this.nextRun(suite.schedule, now)!);
-          const run = await this.evals.insertRun(tx, suite.organization_id, suite.id, 'schedule', now);
-          tx.audit({ organization_id: suite.organization_id, action: 'eval.run_started', target_type: 'eval', target_id: suite.id, data: { run_id: run.id, triggered_by: 'schedule' } });
-          return { suite, run };
-        }),
-      );
+      const claimed = await this.unitOfWork.run(async (tx) => {
+        const suite = await this.evals.claimDue(tx, now);
+        if (!suite || !suite.schedule) return null;
+        await this.evals.setNextRun(tx, suite.id, this.nextRun(suite.schedule, now)!);
+        const run = await this.evals.insertRun(tx, suite.organization_id, suite.id, 'schedule', now);
+        tx.audit({ organization_id: suite.organization_id, action: 'eval.run_started', target_type: 'eval', target_id: suite.id, data: { run_id: run.id, triggered_by: 'schedule' } });
+        return { suite, run };
+      }, { by: SYSTEM });
       if (!claimed) return ran;
-      await asSystem(() => this.execute(claimed.suite, claimed.run));
+      await this.execute(claimed.suite, claimed.run);
       ran += 1;
     }
   }
@@ -199,6 +195,6 @@ export class Evaluations {
     } catch (caught) {
       error = caught instanceof Error ? caught.message : String(caught);
     }
-    return this.unitOfWork.run((tx) => this.evals.finishRun(tx, run.id, error === null ? 'succeeded' : 'failed', result, error, this.clock()));
+    return this.unitOfWork.run((tx) => this.evals.finishRun(tx, run.id, error === null ? 'succeeded' : 'failed', result, error, this.clock()), { by: SYSTEM });
   }
 }

@@ -36,7 +36,7 @@ export class AgentService {
       const created = await this.agents.insert(tx, agent);
       tx.audit({ organization_id: organizationId, action: 'agent.created', target_type: 'agent', target_id: created.id, data: { name: created.name, framework: created.framework } });
       return created;
-    });
+    }, { by: principal });
   }
 
   async list(principal: Principal): Promise<{ agents: AgentRecord[]; count: number }> {

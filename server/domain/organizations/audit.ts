@@ -1,10 +1,8 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
 import type { DomainEvent } from '../shared/events';
 import type { AuditActor, AuditRecord, AuditTarget, AuditVerification, HashedFields } from './records';
-import type { AuditEntryInput } from '../shared/unit-of-work';
+import { type Actor, type AuditEntryInput, SYSTEM } from '../shared/unit-of-work';
 import type { AuditFilters, AuditRepository } from './ports';
-import type { Principal } from '../shared/principal';
 
 /** The `prev_hash` of an organization's first entry. */
 export const GENESIS_HASH = '0'.repeat(64);
@@ -48,38 +46,19 @@ export function entryHash(prevHash: string, fields: HashedFields): string {
   return createHash('sha256').update(prevHash).update(hashedText(fields)).digest('hex');
 }
 
-const acting = new AsyncLocalStorage<Principal>();
-
-/**
- * Runs `work` on behalf of `principal`: the audit entries of the changes it makes name it as
- * their actor, however deep in the call the unit of work runs. Work with no principal (the
- * expiry timer) is the system's.
- */
-export function actingAs<T>(principal: Principal, work: () => T): T {
-  return acting.run(principal, work);
-}
-
-/**
- * Runs `work` as the system, whatever request it was scheduled from: a timer armed while a
- * request was served would otherwise carry that request's caller into its changes.
- */
-export function asSystem<T>(work: () => T): T {
-  return acting.exit(work);
-}
-
 export const SYSTEM_ACTOR: AuditActor = { type: 'system', id: null, label: 'system' };
 
-export function currentActor(): AuditActor {
-  const principal = acting.getStore();
-  if (!principal) return SYSTEM_ACTOR;
-  const label = principal.label ?? null;
-  switch (principal.kind) {
+/** The actor an audit entry names for a change made `by` a caller or by the system. */
+export function auditActorOf(by: Actor): AuditActor {
+  if (by === SYSTEM) return SYSTEM_ACTOR;
+  const label = by.label ?? null;
+  switch (by.kind) {
     case 'operator':
       return { type: 'operator', id: 'operator', label };
     case 'user':
-      return { type: 'user', id: principal.id, label };
+      return { type: 'user', id: by.id, label };
     default:
-      return { type: 'api_key', id: principal.id || null, label };
+      return { type: 'api_key', id: by.id || null, label };
   }
 }
 

@@ -87,7 +87,7 @@ export class OrganizationService {
       const apiKey = await this.options.organizations.insertKey(tx, stored);
       tx.audit(keyCreated(apiKey));
       return { organization, api_key: { ...apiKey, key } };
-    });
+    }, { by: principal });
   }
 
   async get(principal: Principal, organizationId: number): Promise<OrganizationRecord> {
@@ -109,7 +109,7 @@ export class OrganizationService {
         tx.audit({ organization_id: organizationId, action: 'organization.updated', target_type: 'organization', target_id: organizationId, data: { changed: Object.keys(changes).sort() } });
       }
       return organization;
-    });
+    }, { by: principal });
     if (!updated) throw notFound('organization', organizationId);
     return updated;
   }
@@ -125,7 +125,7 @@ export class OrganizationService {
       const apiKey = await this.options.organizations.insertKey(tx, stored);
       tx.audit(keyCreated(apiKey));
       return apiKey;
-    });
+    }, { by: principal });
     return { ...created, key };
   }
 
@@ -149,7 +149,7 @@ export class OrganizationService {
         tx.revoke(keyPrincipalId(keyId));
       }
       return result;
-    });
+    }, { by: principal });
     if (outcome === 'not_found') throw notFound('API key', keyId);
   }
 

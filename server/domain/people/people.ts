@@ -53,7 +53,7 @@ export class PeopleService {
       tx.organizationChanged(organizationId);
       tx.audit({ organization_id: organizationId, action: 'user.created', target_type: 'user', target_id: created.id, data: { email: created.email, role: created.role } });
       return { ...created, ...(await this.invitations.issue(tx, created.id)) };
-    });
+    }, { by: principal });
   }
 
   /** A new invitation link for a user (one who lost theirs, or forgot their password); an earlier link stops working. */
@@ -65,7 +65,7 @@ export class PeopleService {
       if (!user.is_active) throw new AppError(409, `user ${id} is deactivated; reactivate them (PATCH is_active: true) first`);
       tx.audit({ organization_id: organizationId, action: 'user.invited', target_type: 'user', target_id: id, data: {} });
       return this.invitations.issue(tx, id);
-    });
+    }, { by: principal });
   }
 
   async listUsers(principal: Principal): Promise<{ users: UserRecord[]; count: number }> {
@@ -98,7 +98,7 @@ export class PeopleService {
         tx.audit({ organization_id: organizationId, action: 'user.updated', target_type: 'user', target_id: id, data: { ...changes } });
       }
       return user;
-    });
+    }, { by: principal });
     if (!updated) throw notFound('user', id);
     return updated;
   }
@@ -140,7 +140,7 @@ export class PeopleService {
       tx.organizationChanged(organizationId);
       tx.audit({ organization_id: organizationId, action: 'team.created', target_type: 'team', target_id: id, data: { name: team.name, member_ids: [...new Set(input.member_ids ?? [])] } });
       return (await this.people.findTeam(organizationId, id, tx)) as TeamRecord;
-    });
+    }, { by: principal });
   }
 
   async listTeams(principal: Principal): Promise<{ teams: TeamRecord[]; count: number }> {
@@ -165,7 +165,7 @@ export class PeopleService {
         tx.audit({ organization_id: organizationId, action: member ? 'team.member_added' : 'team.member_removed', target_type: 'team', target_id: teamId, data: { user_id: userId } });
       }
       return (await this.people.findTeam(organizationId, teamId, tx)) as TeamRecord;
-    });
+    }, { by: principal });
   }
 
   /** A user of the organization only: another's is a 404. */

@@ -1,5 +1,4 @@
 import { createHash, hash, randomBytes } from 'node:crypto';
-import { actingAs } from '../organizations/audit';
 import { AppError } from '../shared/errors';
 import { type PasswordHashing, passwordHashing, refuseGuessablePassword } from './passwords';
 import type { Clock, Tx, UnitOfWork } from '../shared/unit-of-work';
@@ -146,13 +145,11 @@ export class SignInService {
     const found = await this.accounts.findSession(tokenHash(token), this.clock());
     if (!found) return;
     const principal = userPrincipal(found.user);
-    await actingAs(principal, () =>
-      this.unitOfWork.run(async (tx) => {
-        await this.accounts.deleteSession(tx, tokenHash(token));
-        tx.audit({ organization_id: found.user.organization_id, action: 'user.signed_out', target_type: 'user', target_id: found.user.id, data: {} });
-        tx.revoke(principal.id);
-      }),
-    );
+    await this.unitOfWork.run(async (tx) => {
+      await this.accounts.deleteSession(tx, tokenHash(token));
+      tx.audit({ organization_id: found.user.organization_id, action: 'user.signed_out', target_type: 'user', target_id: found.user.id, data: {} });
+      tx.revoke(principal.id);
+    }, { by: principal });
   }
 
   private async startSession(credentials: UserCredentials, action: string, before?: (tx: Tx) => Promise<void>): Promise<SignedIn> {
@@ -160,14 +157,12 @@ export class SignInService {
     const now = this.clock();
     const expiresAt = now + SESSION_LIFETIME_MS;
     const { user } = credentials;
-    await actingAs(userPrincipal(user), () =>
-      this.unitOfWork.run(async (tx) => {
-        await before?.(tx);
-        await this.accounts.deleteExpiredSessions(tx, user.id, now);
-        await this.accounts.insertSession(tx, { token_hash: tokenHash(token), user_id: user.id, created_at: now, expires_at: expiresAt });
-        tx.audit({ organization_id: user.organization_id, action, target_type: 'user', target_id: user.id, data: {} });
-      }),
-    );
+    await this.unitOfWork.run(async (tx) => {
+      await before?.(tx);
+      await this.accounts.deleteExpiredSessions(tx, user.id, now);
+      await this.accounts.insertSession(tx, { token_hash: tokenHash(token), user_id: user.id, created_at: now, expires_at: expiresAt });
+      tx.audit({ organization_id: user.organization_id, action, target_type: 'user', target_id: user.id, data: {} });
+    }, { by: userPrincipal(user) });
     const teams = await this.accounts.teamNamesOf(user.id);
     return { token, session: viewOf({ ...credentials, user: { ...user, password_set: true } }, token, expiresAt, teams) };
   }

@@ -68,7 +68,7 @@ export class AttachmentService {
     let result;
     try {
       this.checkUpload(upload);
-      result = await unitOfWork.run((tx) => this.insert(tx, principal.scope, reviewId, upload, rulesFor(principal), placed));
+      result = await unitOfWork.run((tx) => this.insert(tx, principal.scope, reviewId, upload, rulesFor(principal), placed), { by: principal });
     } catch (error) {
       // The transaction rolled back: bytes moved into place must not outlive it.
       await this.removePlaced(placed);
@@ -201,7 +201,7 @@ export class AttachmentService {
         tx.record(domainEvent('attachment.deleted', deletion.review, { id: attachment.id, review_id: attachment.review_id }));
       }
       return deletion;
-    });
+    }, { by: principal });
     if (removed.outcome === 'not_found') throw notFound('attachment', id);
     if (removed.outcome === 'review_decided') throw evidenceFixed(removed.review_id, removed.status);
     await this.options.files.remove(removed.stored.storageKey);

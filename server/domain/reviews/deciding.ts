@@ -1,6 +1,6 @@
 import { AppError, invalidInput, notFound, refuseNul } from '../shared/errors';
 import { domainEvent } from '../shared/events';
-import type { Clock, Tx, UnitOfWork } from '../shared/unit-of-work';
+import type { Actor, Clock, Tx, UnitOfWork } from '../shared/unit-of-work';
 import type { DecisionOutcome, ReviewRepository } from './ports';
 import type { PeopleRepository } from '../people/ports';
 import { requireDecider } from '../people/deciders';
@@ -45,7 +45,7 @@ export class DecideReview {
     const organizationId = principal.scope.organizationId;
     const workflows = this.options.workflows;
     if (!workflows || organizationId === null || typeof attributed.reviewer_id !== 'number') {
-      return { kind: 'decided', decision: await this.decide(principal.scope, reviewId, attributed) };
+      return { kind: 'decided', decision: await this.decide(principal.scope, reviewId, attributed, principal) };
     }
     refuseNul(attributed);
     checkDecisionShape(attributed);
@@ -74,16 +74,17 @@ export class DecideReview {
         kind: 'voted',
         vote: { review_id: reviewId, status: 'pending', votes: progress.votes, workflow: { id: progress.id, name: progress.name, stage: progress.stage, required_approvals: stage.required_approvals, approvals: stage.approvals } },
       };
-    });
+    }, { by: principal });
     if ('kind' in result) return result;
     return { kind: 'decided', decision: this.answer(reviewId, result) };
   }
 
-  async decide(scope: Scope, reviewId: number, input: DecisionInput): Promise<DecisionRecord> {
+  /** A decision on a review in `scope`, made `by` its caller or by the system (an expiry). */
+  async decide(scope: Scope, reviewId: number, input: DecisionInput, by: Actor): Promise<DecisionRecord> {
     refuseNul(input);
     checkDecisionShape(input);
     const now = this.clock();
-    const result = await this.options.unitOfWork.run(async (tx) => this.recorded(tx, await this.options.reviews.recordDecision(tx, scope, reviewId, input, now)));
+    const result = await this.options.unitOfWork.run(async (tx) => this.recorded(tx, await this.options.reviews.recordDecision(tx, scope, reviewId, input, now)), { by: by });
     return this.answer(reviewId, result);
   }
 

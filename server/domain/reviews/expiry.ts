@@ -1,8 +1,7 @@
-import { asSystem } from '../organizations/audit';
 import { AppError } from '../shared/errors';
 import type { EventFeed } from '../shared/events';
 import { describeDuration, type Policy } from '../routing/review-policy';
-import type { Clock, Log, OneAtATime } from '../shared/unit-of-work';
+import { type Clock, type Log, type OneAtATime, SYSTEM } from '../shared/unit-of-work';
 import type { DueReview, ReviewRepository } from './ports';
 import { INSTALLATION } from '../shared/principal';
 import type { DecideReview } from './deciding';
@@ -79,7 +78,7 @@ export class ReviewExpiry {
     this.timerAt = at;
     this.timer = setTimeout(() => {
       this.timerAt = null;
-      void asSystem(() => this.pass());
+      void this.pass();
     }, Math.min(Math.max(at - this.clock(), 0), MAX_TIMER_MS));
     // A pending expiry never keeps a finished process alive on its own.
     this.timer.unref();
@@ -133,7 +132,7 @@ export class ReviewExpiry {
         notes: `Expired: no reviewer decided within ${limit} (the limit for ${review.urgency} urgency), so the policy ${outcome} it (on_expiry: ${decision}).${
           workflow ? ` When it expired, ${workflow}.` : ''
         }`,
-      });
+      }, SYSTEM);
       this.options.log.info('review expired', { review_id: review.id, decision });
     } catch (error) {
       // A reviewer decided in the same instant; their decision stands.

@@ -2,7 +2,7 @@ import { invalidInput, notFound, refuseNul } from '../shared/errors';
 import { domainEvent } from '../shared/events';
 import type { Clock, UnitOfWork } from '../shared/unit-of-work';
 import type { FeedbackRepository, ReviewRepository } from './ports';
-import type { Scope } from '../shared/principal';
+import type { Principal, Scope } from '../shared/principal';
 import type { FeedbackInput, FeedbackRecord } from './records';
 
 /** Feedback on reviews: how good was the agent's proposal, or the review itself. */
@@ -14,17 +14,17 @@ export class FeedbackService {
     private readonly clock: Clock = Date.now,
   ) {}
 
-  async add(scope: Scope, reviewId: number, input: FeedbackInput): Promise<FeedbackRecord> {
+  async add(principal: Principal, reviewId: number, input: FeedbackInput): Promise<FeedbackRecord> {
     refuseNul(input);
     if ((input.rating ?? null) === null && (input.comment ?? null) === null) {
       throw invalidInput('rating', 'or comment is required: give a rating from 1 to 5, a comment, or both');
     }
     const now = this.clock();
     const feedback = await this.unitOfWork.run(async (tx) => {
-      const stored = await this.feedback.insert(tx, scope, reviewId, input, now);
+      const stored = await this.feedback.insert(tx, principal.scope, reviewId, input, now);
       if (stored) tx.record(domainEvent('feedback.created', stored.review, stored.record));
       return stored?.record ?? null;
-    });
+    }, { by: principal });
     if (!feedback) throw notFound('review', reviewId);
     return feedback;
   }

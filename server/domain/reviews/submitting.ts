@@ -109,7 +109,7 @@ export class SubmitReview {
   ): Promise<{ review: ReviewRecord; replayed: boolean }> {
     const bound = withBoundAgent(principal, input);
     const claim = idempotency && { ...idempotency, caller: principal.id };
-    return claim ? this.createOnce(principal.scope, bound, claim, uploads) : { review: await this.create(principal.scope, bound, uploads), replayed: false };
+    return claim ? this.createOnce(principal, bound, claim, uploads) : { review: await this.create(principal, bound, uploads), replayed: false };
   }
 
   private attachments(): NonNullable<SubmitReviewOptions['attachments']> {
@@ -146,8 +146,9 @@ export class SubmitReview {
    * Stores the review where the policy routes it, with its files; a rule's automatic decision
    * is stored with it.
    */
-  private async create(scope: Scope, input: ReviewInput, uploads: readonly Upload[], claim?: IdempotencyClaim): Promise<ReviewRecord> {
+  private async create(principal: Principal, input: ReviewInput, uploads: readonly Upload[], claim?: IdempotencyClaim): Promise<ReviewRecord> {
     refuseNul(input);
+    const { scope } = principal;
     const now = this.clock();
     const policy = this.options.policy();
     const organizationId = organizationOf(scope, input.organization_id);
@@ -207,9 +208,9 @@ export class SubmitReview {
     };
     // Without files the work touches nothing but the database: it may be run again (see
     // WorkOptions). Files are moved into place, which a rerun would find gone.
-    if (uploads.length === 0) return this.options.unitOfWork.run(work, { rerunnable: true });
+    if (uploads.length === 0) return this.options.unitOfWork.run(work, { by: principal, rerunnable: true });
     try {
-      return await this.options.unitOfWork.run(work);
+      return await this.options.unitOfWork.run(work, { by: principal });
     } catch (error) {
       await this.attachments().removePlaced(placed);
       throw error;
@@ -222,7 +223,8 @@ export class SubmitReview {
    * while the first request is still storing its review in this process is told to come back
    * (409); one that loses the race in another process finds the key's review once it is there.
    */
-  private async createOnce(scope: Scope, input: ReviewInput, claim: IdempotencyClaim, uploads: readonly Upload[]): Promise<{ review: ReviewRecord; replayed: boolean }> {
+  private async createOnce(principal: Principal, input: ReviewInput, claim: IdempotencyClaim, uploads: readonly Upload[]): Promise<{ review: ReviewRecord; replayed: boolean }> {
+    const { scope } = principal;
     const slot = `${claim.caller}\n${claim.key}`;
     if (this.storingClaims.has(slot)) {
       throw new AppError(409, 'a request with this Idempotency-Key is still being processed; retry shortly', { retry_after_seconds: 1 });
@@ -232,7 +234,7 @@ export class SubmitReview {
       const earlier = await this.options.reviews.findClaim(scope, claim.caller, claim.key, this.clock());
       if (earlier) return { review: await this.replay(scope, earlier, claim), replayed: true };
       try {
-        return { review: await this.create(scope, input, uploads, claim), replayed: false };
+        return { review: await this.create(principal, input, uploads, claim), replayed: false };
       } catch (error) {
         if (!(error instanceof ClaimTaken)) throw error;
         const winner = await this.options.reviews.findClaim(scope, claim.caller, claim.key, this.clock());

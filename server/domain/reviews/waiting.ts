@@ -1,7 +1,7 @@
 import { AppError, notFound } from '../shared/errors';
 import { domainEvent } from '../shared/events';
 import { INSTALLATION, type Scope } from '../shared/principal';
-import type { Clock, Log, Tx, UnitOfWork } from '../shared/unit-of-work';
+import { type Clock, type Log, SYSTEM, type Tx, type UnitOfWork } from '../shared/unit-of-work';
 import type { ReviewRepository, ReviewWaitRepository } from './ports';
 import type { ReviewRecord } from './records';
 import type { DecisionWaiters, WaitOutcome, WaitSignal } from './waiters';
@@ -87,7 +87,8 @@ export class WaitForDecision {
    * Writes the wait down while it lasts, so every process's readers see `waiting_until`, and
    * tells live streams when that moves. It runs beside the wait and never fails it: a wait not
    * shown still gets its decision, and a row left behind stops counting at its `until`. While
-   * the agent waits it holds one link on the outcome and the row's id, nothing more.
+   * the agent waits it holds one link on the outcome and the row's id, nothing more. The row is
+   * the system's bookkeeping of a connection, which no audit entry names (`auditEntryOf`).
    */
   private show(scope: Scope, reviewId: number, until: number, outcome: Promise<WaitOutcome>): void {
     const { shown } = this.options;
@@ -106,7 +107,7 @@ export class WaitForDecision {
         const wait = await waits.start(tx, reviewId, until, this.clock());
         if (wait.raised) await this.announce(tx, scope, review, wait.latest);
         return wait.id;
-      });
+      }, { by: SYSTEM });
     } catch (error) {
       reportShowing(shown, 'record', reviewId, error);
       return null;
@@ -123,7 +124,7 @@ export class WaitForDecision {
       await unitOfWork.run(async (tx) => {
         const { lowered, latest } = await waits.end(tx, waitId, this.clock());
         if (lowered && review) await this.announce(tx, scope, review, latest);
-      });
+      }, { by: SYSTEM });
     } catch (error) {
       reportShowing(shown, 'remove', reviewId, error);
     }

@@ -113,7 +113,7 @@ export class OrganizationRouting {
       tx.organizationChanged(organizationId);
       tx.audit({ organization_id: organizationId, action: 'routing_rule.created', target_type: 'routing_rule', target_id: created.id, data: { ...fields } });
       return created;
-    });
+    }, { by: principal });
   }
 
   async list(principal: Principal): Promise<{ routing_rules: RoutingRuleRecord[]; count: number }> {
@@ -172,7 +172,7 @@ export class OrganizationRouting {
         tx.audit({ organization_id: organizationId, action: fields.mode === 'enforce' ? 'routing_rule.enforced' : 'routing_rule.shadowed', target_type: 'routing_rule', target_id: id, data: { name: fields.name, audit_sample_rate: fields.audit_sample_rate } });
       }
       return updated;
-    });
+    }, { by: principal });
   }
 
   async delete(principal: Principal, id: number): Promise<void> {
@@ -181,7 +181,7 @@ export class OrganizationRouting {
       if (!(await this.rules.delete(tx, organizationId, id))) throw notFound('routing rule', id);
       tx.organizationChanged(organizationId);
       tx.audit({ organization_id: organizationId, action: 'routing_rule.deleted', target_type: 'routing_rule', target_id: id, data: {} });
-    });
+    }, { by: principal });
   }
 
   /**

@@ -5,6 +5,7 @@
  */
 
 import type { DomainEvent } from './events';
+import type { Principal } from './principal';
 
 /** Milliseconds since the epoch; tests set it to make durations exact. */
 export type Clock = () => number;
@@ -30,7 +31,15 @@ export interface Tx {
   organizationChanged(organizationId: number): void;
 }
 
+/** Background work (expiry, webhook deliveries, evaluation runs): no caller asked for it. */
+export const SYSTEM = 'system';
+
+/** Who makes a change: the caller it was made for, or the system. */
+export type Actor = Principal | typeof SYSTEM;
+
 export interface WorkOptions {
+  /** Who makes the change: its audit entries name them. */
+  by: Actor;
   /**
    * The work touches nothing but its transaction, so it may be run again from the start and
    * only its last run counts. SQLite then shares a commit among such writes without a savepoint
@@ -41,7 +50,7 @@ export interface WorkOptions {
 
 /** Runs `work` in one transaction, then publishes the events it recorded. */
 export interface UnitOfWork {
-  run<T>(work: (tx: Tx) => Promise<T>, options?: WorkOptions): Promise<T>;
+  run<T>(work: (tx: Tx) => Promise<T>, options: WorkOptions): Promise<T>;
 }
 
 /** What the domain says about its background work. */

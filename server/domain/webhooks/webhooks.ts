@@ -169,7 +169,7 @@ export class WebhookService {
       const created = await this.webhooks.insert(tx, organizationId, fields, secret, this.clock());
       tx.audit({ organization_id: organizationId, action: 'webhook.created', target_type: 'webhook', target_id: created.id, data: { url: created.url, events: created.events } });
       return { ...created, secret };
-    });
+    }, { by: principal });
   }
 
   async list(principal: Principal): Promise<{ webhooks: WebhookRecord[]; count: number }> {
@@ -198,7 +198,7 @@ export class WebhookService {
       const updated = (await this.webhooks.update(tx, organizationId, id, fields, this.clock())) as WebhookRecord;
       tx.audit({ organization_id: organizationId, action: 'webhook.updated', target_type: 'webhook', target_id: id, data: { changed: Object.keys(changes) } });
       return updated;
-    });
+    }, { by: principal });
   }
 
   async delete(principal: Principal, id: number): Promise<void> {
@@ -206,7 +206,7 @@ export class WebhookService {
     await this.unitOfWork.run(async (tx) => {
       if (!(await this.webhooks.delete(tx, organizationId, id))) throw notFound('webhook', id);
       tx.audit({ organization_id: organizationId, action: 'webhook.deleted', target_type: 'webhook', target_id: id, data: {} });
-    });
+    }, { by: principal });
   }
 
   /** A new secret, shown this once; for a day the old one signs too, so receivers can switch without losing a delivery. */
@@ -217,7 +217,7 @@ export class WebhookService {
     await this.unitOfWork.run(async (tx) => {
       if (!(await this.webhooks.rotateSecret(tx, organizationId, id, secret, previousUntil, this.clock()))) throw notFound('webhook', id);
       tx.audit({ organization_id: organizationId, action: 'webhook.secret_rotated', target_type: 'webhook', target_id: id, data: {} });
-    });
+    }, { by: principal });
     return { secret, previous_secret_expires_at: new Date(previousUntil).toISOString() };
   }
 
@@ -235,7 +235,7 @@ export class WebhookService {
     await this.unitOfWork.run(async (tx) => {
       if (!(await this.webhooks.find(organizationId, id, tx))) throw notFound('webhook', id);
       if (!(await this.webhooks.retry(tx, organizationId, id, deliveryId, this.clock()))) throw notFound('delivery', deliveryId);
-    });
+    }, { by: principal });
     this.queued();
   }
 
@@ -249,7 +249,7 @@ export class WebhookService {
       if (!webhook.is_active) throw new AppError(409, `webhook ${id} is disabled${webhook.disabled_reason ? ` (${webhook.disabled_reason})` : ''}; PATCH is_active: true first`);
       const now = this.clock();
       await this.webhooks.enqueue(tx, [{ webhook_id: id, message_id: messageId, event_type: 'webhook.test', payload: body('webhook.test', now, { webhook_id: id }) }], now);
-    });
+    }, { by: principal });
     this.queued();
     return { message_id: messageId };
   }

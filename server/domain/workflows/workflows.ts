@@ -76,7 +76,7 @@ export class Workflows {
       tx.organizationChanged(organizationId);
       tx.audit({ organization_id: organizationId, action: 'workflow.created', target_type: 'workflow', target_id: created.id, data: { name: created.name } });
       return created;
-    });
+    }, { by: principal });
   }
 
   async list(principal: Principal): Promise<{ workflows: WorkflowRecord[]; count: number }> {
@@ -108,7 +108,7 @@ export class Workflows {
       tx.organizationChanged(organizationId);
       tx.audit({ organization_id: organizationId, action: 'workflow.updated', target_type: 'workflow', target_id: id, data: { changed: Object.keys(changes) } });
       return updated;
-    });
+    }, { by: principal });
   }
 
   async delete(principal: Principal, id: number): Promise<void> {
@@ -117,7 +117,7 @@ export class Workflows {
       if (!(await this.workflows.delete(tx, organizationId, id))) throw notFound('workflow', id);
       tx.organizationChanged(organizationId);
       tx.audit({ organization_id: organizationId, action: 'workflow.deleted', target_type: 'workflow', target_id: id, data: {} });
-    });
+    }, { by: principal });
   }
 
   /**

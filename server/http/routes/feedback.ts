@@ -55,7 +55,7 @@ export function feedbackRoutes(feedback: FeedbackService): Router {
    *       '429': { $ref: '#/components/responses/TooManyRequests' }
    */
   router.post('/reviews/:review_id/feedback', async (req: Request<{ review_id: string }, unknown, FeedbackInput>, res) => {
-    res.status(201).json(await feedback.add(principalOf(res).scope, pathInteger(req, 'review_id'), req.body));
+    res.status(201).json(await feedback.add(principalOf(res), pathInteger(req, 'review_id'), req.body));
   });
 
   router.get('/reviews/:review_id/feedback', async (req, res) => {
