@@ -52,8 +52,9 @@ function pendingInsertSql(count: number): string {
 }
 
 /** The entry as its hash covers it: by its actor (the system's, for what the system did), at `now`. */
-function hashedFieldsOf({ bySystem, ...entry }: AuditEntryInput, actor: AuditActor, now: number): HashedFields {
-  return { ...entry, actor: bySystem ? SYSTEM_ACTOR : actor, created_at: isoTime(now) };
+function hashedFieldsOf({ organization_id, action, target_type, target_id, data, bySystem }: AuditEntryInput, actor: AuditActor, now: number): HashedFields {
+  // Named, not spread: every hosted create builds one, and a spread copies through a generic path.
+  return { organization_id, action, target_type, target_id, data, actor: bySystem ? SYSTEM_ACTOR : actor, created_at: isoTime(now) };
 }
 
 /** An entry's columns but its place in the chain. */
@@ -129,9 +130,9 @@ export class AuditStore implements AuditRepository {
     const bind: Record<string, unknown> = {};
     entries.forEach((entry, index) => {
       const fields = hashedFieldsOf(entry, actor, now);
-      const values: Record<string, unknown> = { ...columnsOf(fields, now), hashed: hashedText(fields) };
+      const columns = columnsOf(fields, now);
       const names = pendingParameters(index);
-      for (const column of PENDING_COLUMNS) bind[names[column]] = values[column];
+      for (const column of PENDING_COLUMNS) bind[names[column]] = column === 'hashed' ? hashedText(fields) : columns[column];
     });
     return { sql: pendingInsertSql(entries.length), bind };
   }

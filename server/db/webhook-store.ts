@@ -200,17 +200,11 @@ export class WebhookStore implements WebhookRepository {
    * around the payload the statement already sends, and only for an endpoint that takes the
    * event. SQLite's transactions look theirs up and write them apart.
    */
-  deliveriesFromEntry(deliveries: DeliveriesOfEntry): Statement {
+  deliveriesFromEntry({ owner, type, messagePrefix, bodyBefore, bodyAfter, now }: DeliveriesOfEntry): Statement {
+    // The installation's endpoints are those without an owner; the parameter goes unused there.
     return {
-      sql: deliveries.owner === null ? INSTALLATION_DELIVERIES_FROM_ENTRY : ORGANIZATION_DELIVERIES_FROM_ENTRY,
-      bind: {
-        ...(deliveries.owner === null ? {} : { webhook_owner: deliveries.owner }),
-        webhook_type: deliveries.type,
-        webhook_message_prefix: deliveries.messagePrefix,
-        webhook_body_before: deliveries.bodyBefore,
-        webhook_body_after: deliveries.bodyAfter,
-        webhook_now: deliveries.now,
-      },
+      sql: owner === null ? INSTALLATION_DELIVERIES_FROM_ENTRY : ORGANIZATION_DELIVERIES_FROM_ENTRY,
+      bind: { webhook_owner: owner, webhook_type: type, webhook_message_prefix: messagePrefix, webhook_body_before: bodyBefore, webhook_body_after: bodyAfter, webhook_now: now },
     };
   }
 

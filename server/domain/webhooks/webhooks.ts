@@ -118,7 +118,7 @@ export function webhookEnqueuer(webhooks: WebhookRepository, clock: Clock, insta
       if (!address) return null;
       const now = clock();
       const { before, after } = bodyAround(address.type, now);
-      return { ...address, messagePrefix: MESSAGE_ID_PREFIX, bodyBefore: before, bodyAfter: after, now };
+      return { owner: address.owner, type: address.type, messagePrefix: MESSAGE_ID_PREFIX, bodyBefore: before, bodyAfter: after, now };
     },
     delivered: (event) => owed.mark(event),
     async enqueue(tx, events) {
