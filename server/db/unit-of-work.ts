@@ -88,7 +88,6 @@ export class DatabaseUnitOfWork implements UnitOfWork {
   }
 
   async run<T>(work: (tx: Tx) => Promise<T>, options: WorkOptions): Promise<T> {
-    const actor = auditActorOf(options.by);
     let committed: OutboxEntry[] = [];
     /** The organizations whose entries this transaction queued to be chained after its commit (PostgreSQL). */
     let toChain = new Set<number>();
@@ -97,8 +96,10 @@ export class DatabaseUnitOfWork implements UnitOfWork {
       const value = await work(tx);
       const now = this.clock();
       const audited = this.auditLog ? [...tx.events.map(auditEntryOf).filter((entry) => entry !== null), ...tx.auditEntries] : [];
+      // Who acts is named only where there is something to audit: the self-hosted edition's creates skip it.
+      const actor = audited.length > 0 ? auditActorOf(options.by) : null;
       // PostgreSQL's audit entries, and a create's webhook deliveries, travel in the outbox's statement (a round trip or two fewer); SQLite's are written apart.
-      const pending = audited.length > 0 ? this.auditLog?.pendingInsert(audited, actor, now) : null;
+      const pending = actor ? this.auditLog?.pendingInsert(audited, actor, now) : null;
       toChain = new Set(pending ? audited.map((entry) => entry.organization_id) : []);
       // Nothing goes after the outbox's statement but chat messages and SQLite's audit entries: without them, a
       // transaction whose every change that statement carries sends it alone, and it commits by itself.
@@ -116,7 +117,7 @@ export class DatabaseUnitOfWork implements UnitOfWork {
         else if (written.madeFromEntry > 0) this.webhooks.enqueuer.delivered(events[0]);
       }
       if (this.chat && events.length > 0) await this.chat(tx, events);
-      if (audited.length > 0 && !pending) await this.auditLog?.append(tx, audited, actor, now);
+      if (actor && !pending) await this.auditLog?.append(tx, audited, actor, now);
       return value;
     }, options);
     if (toChain.size > 0) this.auditLog?.linkLater(toChain);

@@ -84,7 +84,7 @@ export class DecideReview {
     refuseNul(input);
     checkDecisionShape(input);
     const now = this.clock();
-    const result = await this.options.unitOfWork.run(async (tx) => this.recorded(tx, await this.options.reviews.recordDecision(tx, scope, reviewId, input, now)), { by: by });
+    const result = await this.options.unitOfWork.run(async (tx) => this.recorded(tx, await this.options.reviews.recordDecision(tx, scope, reviewId, input, now)), { by });
     return this.answer(reviewId, result);
   }
 
