@@ -109,7 +109,7 @@ function storesOn(db: Database, config: Config, clock: () => number, log: Logger
   const models = defineModels(db.sequelize);
   const dashboardUrl = reviewLinkBaseOf(config);
   return {
-    reviews: new ReviewStore(db, models, dashboardUrl, clock),
+    reviews: new ReviewStore(db, models, dashboardUrl, clock, editionOf(config).webhooks === 'organizations'),
     waits: new ReviewWaitStore(db),
     feedback: new FeedbackStore(models),
     attachments: new AttachmentStore(models),

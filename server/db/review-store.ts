@@ -5,7 +5,8 @@ import type { SqlDialect } from './dialect';
 import type { DecisionRow, Models, ReviewRow } from './models';
 import { isoTime } from './time';
 import { reviewPartsSql, reviewsWhere } from './scope';
-import { transactionOf } from './unit-of-work';
+import { transactionOf, withoutEndpoints } from './unit-of-work';
+import { ACTIVE_ENDPOINT_EXISTS } from './webhook-store';
 import type { DecisionOutcome, DueReview, IdempotencyClaim, NewReview, ReviewRepository } from '../domain/reviews/ports';
 import type { Scope } from '../domain/shared/principal';
 import type { Tx } from '../domain/shared/unit-of-work';
@@ -77,8 +78,16 @@ const INSERT_BY_REGISTERED_AGENT = `INSERT INTO reviews (${REVIEW_COLUMNS.join('
 const RESERVED_REVIEW_PARAMETERS = REVIEW_COLUMNS.map((column) => `review_${column}`);
 const INSERT_RESERVED_REVIEW = `INSERT INTO reviews (id, ${REVIEW_COLUMNS.join(', ')}) VALUES ($review_id, ${RESERVED_REVIEW_PARAMETERS.map((name) => `$${name}`).join(', ')})`;
 const RESERVE_ID = "SELECT nextval(pg_get_serial_sequence('reviews', 'id')) AS id";
-/** The id, and the registered agent's name as its organization has it now: no such agent, no name. */
-const RESERVE_ID_FOR_AGENT = `${RESERVE_ID}, (SELECT name FROM agents WHERE agents.organization_id = $organization_id AND agents.id = $agent_id) AS agent_name`;
+const AGENT_NAME = '(SELECT name FROM agents WHERE agents.organization_id = $organization_id AND agents.id = $agent_id) AS agent_name';
+/**
+ * The id; a registered agent's name as its organization has it now (no such agent, no name);
+ * where endpoints belong to organizations, whether the review's has an active one. By
+ * `[registered agent][endpoints asked]`.
+ */
+const RESERVATIONS = [
+  [RESERVE_ID, `${RESERVE_ID}, ${ACTIVE_ENDPOINT_EXISTS} AS endpoints`],
+  [`${RESERVE_ID}, ${AGENT_NAME}`, `${RESERVE_ID}, ${AGENT_NAME}, ${ACTIVE_ENDPOINT_EXISTS} AS endpoints`],
+] as const;
 
 function reservedReviewBind(id: number, row: Omit<ReviewRow, 'id'>): Record<string, unknown> {
   const bind: Record<string, unknown> = { review_id: id };
@@ -97,6 +106,8 @@ export class ReviewStore implements ReviewRepository {
     private readonly dashboardUrl: string | null = null,
     /** Whether a wait's `until` has passed. */
     private readonly clock: Clock = Date.now,
+    /** Webhook endpoints belong to organizations (the hosted edition): a create asks whether its organization has one. */
+    private readonly endpointsPerOrganization = false,
   ) {}
 
   private record(row: ReviewRow, decision: DecisionRow | null, waitingUntil: number | null = null): ReviewRecord {
@@ -139,15 +150,20 @@ export class ReviewStore implements ReviewRepository {
    * PostgreSQL's plain create: its id reserved (and a registered agent's name read) on the
    * transaction's connection before it begins, the insert held back to go with the
    * transaction's next statement, which for a create is its last, the outbox's: the create takes
-   * two round trips rather than four. (A rename or removal of the agent that commits between
-   * that read and the create's commit is not seen, as if it had come just after the create.)
+   * two round trips rather than four. The same read tells whether the organization has an
+   * active webhook endpoint; where it has none, the outbox's statement looks none up (a tenth of
+   * a hosted create's cost). A rename or removal of the agent, or an endpoint made active, that
+   * commits between that read and the create's commit is not seen, as if it had come just after
+   * the create; one that committed before the create was asked for always is.
    */
   private async insertWithNextStatement(combined: CombinedWrites, transaction: Transaction, row: Omit<ReviewRow, 'id'>, registeredAgent: boolean): Promise<ReviewRecord | null> {
-    const [reserved] = await combined.readAhead<{ id: number; agent_name?: string | null }>(
-      registeredAgent ? RESERVE_ID_FOR_AGENT : RESERVE_ID,
-      registeredAgent ? { organization_id: row.organization_id, agent_id: row.agent_id } : {},
+    const askEndpoints = this.endpointsPerOrganization && row.organization_id !== null;
+    const [reserved] = await combined.readAhead<{ id: number; agent_name?: string | null; endpoints?: boolean }>(
+      RESERVATIONS[registeredAgent ? 1 : 0][askEndpoints ? 1 : 0],
+      registeredAgent || askEndpoints ? { organization_id: row.organization_id, ...(registeredAgent ? { agent_id: row.agent_id } : {}) } : {},
       transaction,
     );
+    if (askEndpoints && reserved.endpoints === false) withoutEndpoints(transaction, row.organization_id as number);
     if (registeredAgent) {
       if (reserved.agent_name === null || reserved.agent_name === undefined) return null;
       row.agent_name = reserved.agent_name;

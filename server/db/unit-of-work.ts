@@ -39,6 +39,24 @@ export function transactionOf(tx: Tx): Transaction {
   return (tx as DatabaseTx).transaction;
 }
 
+/** The organizations each transaction was told have no active webhook endpoint. */
+const endpointless = new WeakMap<Transaction, Set<number>>();
+
+/**
+ * Tells the unit of work that `organizationId` had no active webhook endpoint when `transaction`'s
+ * change was asked for (read ahead of it, `ReviewStore`): its events owe that organization no
+ * delivery, and none is looked up.
+ */
+export function withoutEndpoints(transaction: Transaction, organizationId: number): void {
+  const known = endpointless.get(transaction);
+  if (known) known.add(organizationId);
+  else endpointless.set(transaction, new Set([organizationId]));
+}
+
+function owesDeliveries(transaction: Transaction, event: { organization_id: number | null }): boolean {
+  return event.organization_id === null || !endpointless.get(transaction)?.has(event.organization_id);
+}
+
 /**
  * A use case's transaction: its changes, the outbox rows of its events and (with an audit log,
  * in the hosted edition) their audit entries commit together; the events are published to the
@@ -107,14 +125,15 @@ export class DatabaseUnitOfWork implements UnitOfWork {
       const written = await this.outbox.write(
         transaction,
         [...tx.events, ...tx.revocations, ...tx.changes.values()],
-        { alongside: pending ?? undefined, fromEntry: this.deliveriesFromEntry(tx.events) ?? undefined },
+        { alongside: pending ?? undefined, fromEntry: this.deliveriesFromEntry(transaction, tx.events) ?? undefined },
         last,
       );
       committed = written.entries;
       const events = committed.filter((entry): entry is PublishedEvent => !CONTROL_TYPES.includes(entry.type));
-      if (this.webhooks && events.length > 0) {
-        if (written.madeFromEntry === null) await this.webhooks.enqueuer.enqueue(tx, events);
-        else if (written.madeFromEntry > 0) this.webhooks.enqueuer.delivered(events[0]);
+      const owing = this.webhooks ? events.filter((event) => owesDeliveries(transaction, event)) : [];
+      if (this.webhooks && owing.length > 0) {
+        if (written.madeFromEntry === null) await this.webhooks.enqueuer.enqueue(tx, owing);
+        else if (written.madeFromEntry > 0) this.webhooks.enqueuer.delivered(owing[0]);
       }
       if (this.chat && events.length > 0) await this.chat(tx, events);
       if (actor && !pending) await this.auditLog?.append(tx, audited, actor, now);
@@ -129,8 +148,8 @@ export class DatabaseUnitOfWork implements UnitOfWork {
    * The insert of the deliveries a transaction's one event owes, for the outbox's statement to
    * send; null when there is none to send, or no such statement (SQLite writes them apart).
    */
-  private deliveriesFromEntry(events: readonly DomainEvent[]): Statement | null {
-    if (!this.webhooks || events.length !== 1 || !this.db.combined) return null;
+  private deliveriesFromEntry(transaction: Transaction, events: readonly DomainEvent[]): Statement | null {
+    if (!this.webhooks || events.length !== 1 || !this.db.combined || !owesDeliveries(transaction, events[0])) return null;
     const deliveries = this.webhooks.enqueuer.deliveriesOf(events[0]);
     return deliveries ? this.webhooks.inserts.deliveriesFromEntry(deliveries) : null;
   }

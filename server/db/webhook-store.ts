@@ -43,6 +43,13 @@ function deliveriesFromEntrySql(owner: string): string {
           FROM webhooks, entry WHERE ${owner} AND is_active AND events::jsonb ? $webhook_type::text ORDER BY webhooks.id`;
 }
 
+/**
+ * Whether the organization `$organization_id` has an endpoint that could be owed an event: read
+ * ahead of a create on PostgreSQL (`ReviewStore`), so that where it has none the create's
+ * statement looks none up (`withoutEndpoints`).
+ */
+export const ACTIVE_ENDPOINT_EXISTS = 'EXISTS (SELECT 1 FROM webhooks WHERE webhooks.organization_id = $organization_id AND webhooks.is_active)';
+
 const INSTALLATION_DELIVERIES_FROM_ENTRY = deliveriesFromEntrySql('organization_id IS NULL');
 const ORGANIZATION_DELIVERIES_FROM_ENTRY = deliveriesFromEntrySql('organization_id = $webhook_owner');
 

@@ -268,8 +268,8 @@ describe('the limits one organization meets', () => {
 });
 
 describe('two API processes on one PostgreSQL database', () => {
-  it.runIf(TEST_DATABASE_URL)('deliver each event once between them', async () => {
-    const other = await startTestServer({
+  const secondProcess = (): Promise<TestServer> =>
+    startTestServer({
       edition: 'hosted',
       operator_key: OPERATOR_KEY,
       database_url: server.config.database_url,
@@ -277,6 +277,39 @@ describe('two API processes on one PostgreSQL database', () => {
       webhook_allow_http: true,
       webhook_retry_schedule: [1, 1, 1],
     });
+
+  it.runIf(TEST_DATABASE_URL)('owe a create through one process to an endpoint made active through the other just before, by an admin key or an agent\'s, and nothing while it was paused', async () => {
+    const other = await secondProcess();
+    try {
+      const made = await call(server.url, 'POST', '/organizations', { name: 'Switched' }, { headers: bearer(OPERATOR_KEY) });
+      const key = bearer(made.body.api_key.key);
+      const agent = await call(server.url, 'POST', '/agents', { name: 'switch-bot' }, { headers: key });
+      const agentKey = await call(server.url, 'POST', `/organizations/${made.body.organization.id}/api-keys`, { name: 'switch-bot key', scope: 'agent', agent_id: agent.body.id }, { headers: key });
+      expect(agentKey.status).toBe(201);
+      const paused = await call(server.url, 'POST', '/webhooks', { url: `${receiverUrl}/switched`, is_active: false }, { headers: key });
+      expect(paused.status).toBe(201);
+      const deliveries = async (id: number): Promise<Array<{ event_type: string }>> => (await call(server.url, 'GET', `/webhooks/${id}/deliveries`, undefined, { headers: key })).body.deliveries;
+      const create = async (by: Record<string, string>): Promise<void> => {
+        expect((await call(other.url, 'POST', '/reviews', { task_type: 'refund', proposed_action: 'Refund EUR 3' }, { headers: by })).status).toBe(201);
+      };
+
+      await create(key);
+      await create(bearer(agentKey.body.key));
+      expect(await deliveries(paused.body.id)).toEqual([]);
+
+      expect((await call(server.url, 'PATCH', `/webhooks/${paused.body.id}`, { is_active: true }, { headers: key })).status).toBe(200);
+      await create(key);
+      expect(await deliveries(paused.body.id)).toEqual([expect.objectContaining({ event_type: 'review.created' })]);
+      await create(bearer(agentKey.body.key));
+      expect(await deliveries(paused.body.id)).toHaveLength(2);
+      await eventually(() => at('/switched').length === 2, 10_000, 'the two deliveries sent');
+    } finally {
+      await other.dispose();
+    }
+  });
+
+  it.runIf(TEST_DATABASE_URL)('deliver each event once between them', async () => {
+    const other = await secondProcess();
     try {
       await webhook('/both', ['review.created']);
       const creates = Array.from({ length: 30 }, (_, i) => call(i % 2 ? other.url : server.url, 'POST', '/reviews', { task_type: `twice-${i}`, proposed_action: `Refund ${i}` }, { headers: admin }));
