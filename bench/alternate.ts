@@ -6,13 +6,14 @@ import { hostedBodies, organizationAgentKey } from './hosted-rules';
 import { median } from './http';
 import { type CreateLoad, createLoad, type LoadOptions } from './load';
 import { postgresUnavailable, withBenchDatabase } from './postgres';
-import { startGreenlight } from './processes';
+import { type BenchProcess, startGreenlight } from './processes';
 
 /**
- * `node dist/bench/alternate.js <checkout A> <checkout B> [--hosted] [--rounds N] [--seconds S]`
+ * `node dist/bench/alternate.js <checkout A> <checkout B> [--hosted] [--processes P] [--rounds N] [--seconds S]`
  *
  * Two builds of Greenlight (each checkout built with `npm run build`) creating reviews on one
- * PostgreSQL database, taking turns, one API process at a time at 32 connections: how to tell a
+ * PostgreSQL database, taking turns, at 32 connections shared by one API process (or `--processes`
+ * of them, each with a data directory of its own, as a scaled-out deployment runs): how to tell a
  * change from this machine's drift, which moves a section's figures by a third between runs of
  * `npm run bench`. `--hosted`: an organization's agent key, the organization holding the bench's
  * 50 routing rules and 10 workflows; otherwise self-hosted creates. Each build has a database of
@@ -24,6 +25,7 @@ const CONNECTIONS = 32;
 interface Arguments {
   builds: [string, string];
   hosted: boolean;
+  processes: number;
   rounds: number;
   seconds: number;
 }
@@ -33,16 +35,16 @@ function parse(args: string[]): Arguments {
     const at = args.indexOf(flag);
     return at >= 0 ? Number(args[at + 1]) : fallback;
   };
-  const builds = args.filter((arg, i) => !arg.startsWith('--') && !['--rounds', '--seconds'].includes(args[i - 1]));
-  if (builds.length !== 2) throw new Error('usage: alternate.js <checkout A> <checkout B> [--hosted] [--rounds N] [--seconds S]');
+  const builds = args.filter((arg, i) => !arg.startsWith('--') && !['--processes', '--rounds', '--seconds'].includes(args[i - 1]));
+  if (builds.length !== 2) throw new Error('usage: alternate.js <checkout A> <checkout B> [--hosted] [--processes P] [--rounds N] [--seconds S]');
   for (const build of builds) {
     if (!fs.existsSync(path.join(build, 'dist', 'server'))) throw new Error(`${build} is not built: run npm run build there first`);
   }
-  return { builds: [path.resolve(builds[0]), path.resolve(builds[1])], hosted: args.includes('--hosted'), rounds: value('--rounds', 3), seconds: value('--seconds', 10) };
+  return { builds: [path.resolve(builds[0]), path.resolve(builds[1])], hosted: args.includes('--hosted'), processes: value('--processes', 1), rounds: value('--rounds', 3), seconds: value('--seconds', 10) };
 }
 
 async function main(): Promise<void> {
-  const { builds, hosted, rounds, seconds } = parse(process.argv.slice(2));
+  const { builds, hosted, processes, rounds, seconds } = parse(process.argv.slice(2));
   const unavailable = await postgresUnavailable();
   if (unavailable) throw new Error(unavailable);
   const operatorKey = randomBytes(24).toString('base64url');
@@ -53,22 +55,20 @@ async function main(): Promise<void> {
     const options: LoadOptions[] = databases.map(() => ({ connections: CONNECTIONS, postgres: true }));
     for (let round = 0; round < rounds; round += 1) {
       for (const [i, root] of builds.entries()) {
-        const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'greenlight-alternate-'));
+        const dirs = Array.from({ length: processes }, () => fs.mkdtempSync(path.join(os.tmpdir(), 'greenlight-alternate-')));
+        const servers: BenchProcess[] = [];
         try {
-          const server = await startGreenlight(dir, { databaseUrl: databases[i], settings, root });
-          try {
-            if (hosted && round === 0) {
-              const key = await organizationAgentKey(server.url, operatorKey, { withRules: true });
-              options[i] = { ...options[i], bodies: hostedBodies(), headers: { authorization: `Bearer ${key}` } };
-            }
-            const load = await createLoad([server], seconds, options[i]);
-            loads[i].push(load);
-            console.log(`round ${round + 1}, ${'AB'[i]}: ${described(load)}`);
-          } finally {
-            await server.stop();
+          for (const dir of dirs) servers.push(await startGreenlight(dir, { databaseUrl: databases[i], settings, root }));
+          if (hosted && round === 0) {
+            const key = await organizationAgentKey(servers[0].url, operatorKey, { withRules: true });
+            options[i] = { ...options[i], bodies: hostedBodies(), headers: { authorization: `Bearer ${key}` } };
           }
+          const load = await createLoad(servers, seconds, options[i]);
+          loads[i].push(load);
+          console.log(`round ${round + 1}, ${'AB'[i]}: ${described(load)}`);
         } finally {
-          fs.rmSync(dir, { recursive: true, force: true });
+          for (const server of servers) await server.stop();
+          for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
         }
       }
     }
