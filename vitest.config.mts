@@ -67,7 +67,11 @@ export default defineConfig({
     maxWorkers: 3,
     // Memory assertions measure what is retained, after a collection, not garbage awaiting one.
     execArgv: ['--expose-gc'],
-    testTimeout: 30_000,
+    // A limit catches a test that hangs, not one that is slow: a browser test that takes three
+    // pages through a workflow, or one that starts several processes, took 30 to 45 s on a
+    // two-core machine whose cores ran at half the speed of others', with the suite's other two
+    // files running beside it (test/browser/diffs.test.mts timed out at 30 s there).
+    testTimeout: 90_000,
     hookTimeout: 60_000,
     reporters: ['default'],
     // Pages and servers answer within a second or two on a loaded two-core machine.

@@ -279,9 +279,7 @@ describe('a denser queue', () => {
       await stopProgram(fresh);
       dir.remove();
     }
-    // A Greenlight of its own, seventeen reviews and two screenshots: 27 s once on a two-core
-    // machine running two other browser files beside it.
-  }, 60_000);
+  });
 
   it('has no axe-core violations with the filters open, a chip and an agent waiting', async () => {
     const token = `axe-${Date.now()}`;

@@ -60,5 +60,5 @@ describe('the served OpenAPI document', () => {
     );
     expect(problemsOf(result)).toEqual([]);
     expect(result.code, result.stderr).toBe(0);
-  }, 90_000);
+  });
 });
