@@ -147,14 +147,54 @@ export async function freePort(): Promise<number> {
 }
 
 /**
- * Distinct TCP ports that were free a moment ago. Each is held until all are
- * chosen: two separate `freePort()` calls may be handed the same port, and a
- * program given it twice fails to start.
+ * Distinct TCP ports that were free a moment ago, for programs a test starts and must know the
+ * port of. A program binds its port a second or more after the port was chosen, and in that
+ * time anything else on the machine may take it: CI failed once with "port … is already in use".
+ * So the ports come from below the kernel's ephemeral range, where no outgoing connection and no
+ * `listen(0)` (the suite makes thousands of each) is ever given one, and from a slice of that
+ * range for each of Vitest's concurrent workers, so that two workers never pick the same one.
+ * Each port is held until all are chosen, and one a program of this worker still holds is skipped.
  */
 export async function freePorts(count: number): Promise<number[]> {
-  const servers = Array.from({ length: count }, () => net.createServer());
-  await Promise.all(servers.map((server) => new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))));
-  const ports = servers.map((server) => (server.address() as net.AddressInfo).port);
-  await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
-  return ports;
+  const held: net.Server[] = [];
+  try {
+    for (let tries = 0; held.length < count; tries += 1) {
+      if (tries === PORT_SLICE.size) throw new Error(`no free port in ${PORT_SLICE.first}–${PORT_SLICE.first + PORT_SLICE.size - 1}`);
+      const port = PORT_SLICE.first + (portCursor++ % PORT_SLICE.size);
+      const server = await listening(port);
+      if (server) held.push(server);
+    }
+    return held.map((server) => (server.address() as net.AddressInfo).port);
+  } finally {
+    await Promise.all(held.map((server) => new Promise((resolve) => server.close(resolve))));
+  }
+}
+
+const PORT_SLICE = portSlice();
+let portCursor = 0;
+
+function portSlice(): { first: number; size: number } {
+  const lowest = 20_000;
+  const slices = 16;
+  const ephemeralFirst = Number(readFileOr('/proc/sys/net/ipv4/ip_local_port_range', '32768').trim().split(/\s+/)[0]);
+  const size = Math.floor((ephemeralFirst - lowest) / slices);
+  if (!(size >= 100)) throw new Error(`the kernel's ephemeral ports start at ${ephemeralFirst}, leaving no room below for test ports above ${lowest}`);
+  const worker = Number(process.env.VITEST_POOL_ID ?? process.pid) % slices;
+  return { first: lowest + worker * size, size };
+}
+
+function readFileOr(file: string, fallback: string): string {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch {
+    return fallback;
+  }
+}
+
+function listening(port: number): Promise<net.Server | undefined> {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.once('error', () => resolve(undefined));
+    server.listen(port, '127.0.0.1', () => resolve(server));
+  });
 }
