@@ -1,4 +1,4 @@
-import type { EntrySummary, OutboxEntry, OutboxInput } from '../domain/shared/events';
+import { announcedToAll, type EntrySummary, type OutboxEntry, type OutboxInput } from '../domain/shared/events';
 
 /**
  * What a NOTIFY on the events channel says of the entries a transaction committed:
@@ -22,11 +22,24 @@ const TYPES = new Map(Object.entries(CODES).map(([type, code]) => [code, type as
 /** PostgreSQL refuses a notification payload of 8,000 bytes or more; a long list goes out in parts. */
 const MAX_PAYLOAD_BYTES = 7_000;
 
+/** The PostgreSQL channel every process listens on: entries `announcedToAll`. */
+export const EVERY_PROCESS_CHANNEL = 'greenlight_events';
+/** The channel of the other entries, which a process listens on only while a listener there may want them. */
+export const ON_DEMAND_CHANNEL = 'greenlight_events_on_demand';
+
+function expires(entry: OutboxInput): boolean {
+  return entry.type === 'review.created' && entry.payload.expires_at !== null;
+}
+
+/** The channel a notification of `entry` goes out on. */
+export function channelOf(entry: OutboxInput): string {
+  return announcedToAll({ type: entry.type, expires: expires(entry) }) ? EVERY_PROCESS_CHANNEL : ON_DEMAND_CHANNEL;
+}
+
 /** What a notification says of an entry after its id. */
 function summaryAfterId(entry: OutboxInput): string {
   if (entry.type === 'principal.revoked' || entry.type === 'organization.changed') return `:${CODES[entry.type]}:0`;
-  const code = entry.type === 'review.created' && entry.payload.expires_at !== null ? EXPIRING : CODES[entry.type];
-  return `:${code}:${entry.review_id}`;
+  return `:${expires(entry) ? EXPIRING : CODES[entry.type]}:${entry.review_id}`;
 }
 
 function summaryText(entry: OutboxEntry): string {
@@ -41,22 +54,31 @@ export function notificationAroundId(origin: string, entry: OutboxInput): { befo
   return { before: `${origin} `, after: summaryAfterId(entry) };
 }
 
-/** The payloads of the notifications announcing `entries` (in order), each under PostgreSQL's limit. */
-export function notificationPayloads(origin: string, entries: readonly OutboxEntry[]): string[] {
-  const payloads: string[] = [];
+/**
+ * The notifications announcing `entries`, in their order, each on its entries' channel and
+ * under PostgreSQL's limit (a listener on both channels gets them in the order they were sent).
+ */
+export function notifications(origin: string, entries: readonly OutboxEntry[]): Array<{ channel: string; payload: string }> {
+  const sent: Array<{ channel: string; payload: string }> = [];
   let current: string[] = [];
-  let bytes = origin.length + 1;
-  for (const text of entries.map(summaryText)) {
-    if (current.length > 0 && bytes + text.length + 1 > MAX_PAYLOAD_BYTES) {
-      payloads.push(`${origin} ${current.join(',')}`);
-      current = [];
-      bytes = origin.length + 1;
+  let channel = '';
+  let bytes = 0;
+  const flush = (): void => {
+    if (current.length > 0) sent.push({ channel, payload: `${origin} ${current.join(',')}` });
+    current = [];
+    bytes = origin.length + 1;
+  };
+  for (const entry of entries) {
+    const text = summaryText(entry);
+    if (channelOf(entry) !== channel || bytes + text.length + 1 > MAX_PAYLOAD_BYTES) {
+      flush();
+      channel = channelOf(entry);
     }
     current.push(text);
     bytes += text.length + 1;
   }
-  if (current.length > 0) payloads.push(`${origin} ${current.join(',')}`);
-  return payloads;
+  flush();
+  return sent;
 }
 
 /** A notification's origin and entries; entries it cannot make out are left out. */

@@ -3,7 +3,7 @@ import { QueryTypes, type Transaction } from 'sequelize';
 import type { EventPayloads, EventType, OrganizationChange, OutboxEntry, OutboxInput, PublishedEvent, Revocation } from '../domain/shared/events';
 import type { Scope } from '../domain/shared/principal';
 import type { Database, Statement } from './database';
-import { notificationAroundId, notificationPayloads } from './event-notifications';
+import { channelOf, notificationAroundId, notifications } from './event-notifications';
 import { reviewPartsSql } from './scope';
 
 const INSERT_EVENT = 'INSERT INTO outbox (organization_id, type, review_id, payload, created_at) VALUES ($organization_id, $type, $review_id, $payload, $created_at)';
@@ -67,9 +67,6 @@ export interface Written {
 
 /** An entry's columns, and its review's agent: who may see the event (a review's agent never changes). */
 const EVENT_COLUMNS = 'id, organization_id, (SELECT agent_id FROM reviews WHERE reviews.id = outbox.review_id) AS agent_id, type, review_id, payload';
-
-/** The PostgreSQL channel whose notifications summarise committed entries (`event-notifications.ts`). */
-export const EVENTS_CHANNEL = 'greenlight_events';
 
 /** How long events are kept for streams that resume (`Last-Event-ID`). */
 export const OUTBOX_RETENTION_MS = 24 * 60 * 60 * 1000;
@@ -141,7 +138,7 @@ export class Outbox {
       // A create's one event: stored and announced in one round trip rather than two.
       const [entry] = entries;
       const { before, after } = notificationAroundId(this.origin, entry);
-      const binds: Array<Record<string, unknown>> = [{ ...rowOf(entry, now), channel: EVENTS_CHANNEL, before, after }];
+      const binds: Array<Record<string, unknown>> = [{ ...rowOf(entry, now), channel: channelOf(entry), before, after }];
       if (carried.alongside) binds.push(carried.alongside.bind);
       if (carried.fromEntry) binds.push(carried.fromEntry.bind);
       const [row] = await combined.last<{ id: number; made?: number }>(
@@ -163,8 +160,8 @@ export class Outbox {
       stored.push({ ...entry, id: await this.db.insertReturningId(INSERT_EVENT, rowOf(entry, now), transaction) });
     }
     if (stored.length > 0 && this.db.sql.sharedByProcesses) {
-      for (const payload of notificationPayloads(this.origin, stored)) {
-        await this.db.sequelize.query('SELECT pg_notify($channel, $payload)', { bind: { channel: EVENTS_CHANNEL, payload }, transaction });
+      for (const { channel, payload } of notifications(this.origin, stored)) {
+        await this.db.sequelize.query('SELECT pg_notify($channel, $payload)', { bind: { channel, payload }, transaction });
       }
     }
     return stored;

@@ -1,8 +1,8 @@
 import pg from 'pg';
 import { type EventFeed, NONE_FROM_ELSEWHERE, type OutboxEntry } from '../domain/shared/events';
 import type { Log } from '../domain/shared/unit-of-work';
-import { parseNotification } from './event-notifications';
-import { EVENTS_CHANNEL, type Outbox } from './outbox';
+import { EVERY_PROCESS_CHANNEL, ON_DEMAND_CHANNEL, parseNotification } from './event-notifications';
+import type { Outbox } from './outbox';
 
 /** Ids remembered as published here, so one that arrives twice (a notification and a catch-up) goes out once. */
 const REMEMBERED_IDS = 10_000;
@@ -23,10 +23,11 @@ export interface RelayOptions {
 
 /**
  * Brings the events (and revocations) other API processes commit to the same PostgreSQL into
- * this process's feed: a connection of its own LISTENs on the outbox's channel, whose
- * notifications summarise the committed entries; the relay reads those the feed wants (a
- * revocation, a decision someone here waits for, everything while a live stream is open) from
- * the outbox, in id order, and publishes them here.
+ * this process's feed: a connection of its own LISTENs on the outbox's channels, whose
+ * notifications summarise the committed entries — always on the channel of those every process
+ * hears of, and on the other while a listener here may want its entries (a live stream). The
+ * relay reads those the feed wants (a revocation, a decision someone here waits for, everything
+ * while a live stream is open) from the outbox, in id order, and publishes them here.
  * After a lost connection it reconnects, publishes what was written meanwhile, and has the
  * waiting requests re-check their reviews, so nothing is missed.
  */
@@ -46,6 +47,7 @@ export class PostgresEventRelay {
     options.feed.subscribe((event) => this.remember(event.id), NONE_FROM_ELSEWHERE);
     options.feed.onRevocation((revocation) => this.remember(revocation.id));
     options.feed.onOrganizationChange((change) => this.remember(change.id));
+    options.feed.supplyOnDemand((wanted) => this.hearOnDemand(wanted));
   }
 
   async start(): Promise<void> {
@@ -63,8 +65,20 @@ export class PostgresEventRelay {
     client.on('error', () => this.lost(client));
     client.on('end', () => this.lost(client));
     await client.connect();
-    await client.query(`LISTEN ${EVENTS_CHANNEL}`);
+    await client.query(`LISTEN ${EVERY_PROCESS_CHANNEL}`);
     this.client = client;
+    // Read after the client is set: a change of the feed's wants from here on goes to this client.
+    if (this.options.feed.wantsOnDemand) await this.hearOnDemand(true);
+  }
+
+  /**
+   * Listens on the on-demand channel, or stops. Once a LISTEN has answered, every transaction
+   * that commits later is announced here; the connection runs its queries in order, so the
+   * last of a quick LISTEN, UNLISTEN, LISTEN holds. A lost connection is seen to by `lost`:
+   * the reconnection listens as the feed then wants and reads what was missed.
+   */
+  private async hearOnDemand(wanted: boolean): Promise<void> {
+    await this.client?.query(`${wanted ? 'LISTEN' : 'UNLISTEN'} ${ON_DEMAND_CHANNEL}`).catch(() => undefined);
   }
 
   private received(payload: string): void {

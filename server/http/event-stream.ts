@@ -61,8 +61,9 @@ export class EventStreams {
 
   async attach(req: IncomingMessage, res: ServerResponse, { scope, id: principalId }: Principal): Promise<void> {
     const resumeAfter = lastEventId(req);
-    // Live events that arrive while the missed ones are read wait for them, so the order holds.
-    let held: PublishedEvent[] | null = resumeAfter === null ? null : [];
+    // Live events that arrive before the stream starts, or while the missed ones are read, wait
+    // for them, so the order holds.
+    let held: PublishedEvent[] | null = [];
     let lastSent = resumeAfter ?? 0;
     const send = (event: PublishedEvent): void => {
       if (event.id <= lastSent) return;
@@ -75,15 +76,8 @@ export class EventStreams {
       if (held) held.push(event);
       else send(event);
     });
-    res.writeHead(200, {
-      'Content-Type': 'text/event-stream; charset=utf-8',
-      'Cache-Control': 'no-cache, no-transform',
-      Connection: 'keep-alive',
-      'X-Accel-Buffering': 'no',
-    });
-    res.write('retry: 3000\n: connected\n\n');
     this.open.set(res, principalId);
-    const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), this.heartbeatMs);
+    let heartbeat: NodeJS.Timeout | undefined;
     const release = (): void => {
       clearInterval(heartbeat);
       unsubscribe();
@@ -91,11 +85,22 @@ export class EventStreams {
     };
     res.once('close', release);
     req.once('close', release);
+    // Other processes' events reach this one only while a stream here wants them: the stream
+    // starts once they do, so none committed after its client sees it start is missed.
+    await this.feed.heardOnDemand();
+    if (res.writableEnded || res.destroyed) return;
+    res.writeHead(200, {
+      'Content-Type': 'text/event-stream; charset=utf-8',
+      'Cache-Control': 'no-cache, no-transform',
+      Connection: 'keep-alive',
+      'X-Accel-Buffering': 'no',
+    });
+    res.write('retry: 3000\n: connected\n\n');
+    heartbeat = setInterval(() => res.write(': keep-alive\n\n'), this.heartbeatMs);
 
-    if (resumeAfter === null) return;
     try {
-      for (const event of await this.history.after(scope, resumeAfter, MAX_REPLAYED)) send(event);
-      for (const event of held ?? []) send(event);
+      if (resumeAfter !== null) for (const event of await this.history.after(scope, resumeAfter, MAX_REPLAYED)) send(event);
+      for (const event of held) send(event);
       held = null;
     } catch {
       // The client reconnects and asks again; a gap it was not told of must not open.

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { compilePolicy } from '../../server/domain/routing/review-policy';
 import type { PublishedEvent } from '../../server/domain/shared/events';
 import { subscribe } from '../support/event-stream';
+import { startTcpGate } from '../support/tcp-gate';
 import { TEST_DATABASE_URL } from '../support/postgres';
 import { call, eventually, sampleReview, startTestServer, type TestServer } from '../support/server';
 
@@ -63,6 +64,50 @@ describe.runIf(TEST_DATABASE_URL)('events between API processes', () => {
     await waiting;
     expect(fromWriter(observed.events).map((event) => event.type)).toEqual(['review.decided']);
     observed.stop();
+  });
+
+  it('gives a stream every event the other process commits once the stream has started, however often streams open and close', async () => {
+    const [writer, reader] = await twoProcesses();
+    for (let round = 1; round <= 5; round++) {
+      const stream = await subscribe(reader.url);
+      // Sent the moment the stream's headers are in: the reader hears of such events only
+      // while a stream wants them, and must hear of this one.
+      const review = (await call(writer.url, 'POST', '/reviews', { ...sampleReview, proposed_action: `round ${round}` })).body;
+      await eventually(() => stream.events.some((event) => event.data.id === review.id), 5_000, `round ${round}'s review on the stream`);
+      expect(stream.events.map((event) => [event.event, event.data.id])).toEqual([['review.created', review.id]]);
+      stream.close();
+      await eventually(() => reader.test.openStreams() === 0, 5_000, 'the stream to close');
+    }
+  });
+
+  it('starts a stream only once its process hears of what the others commit: while its database holds that back, the stream waits', async () => {
+    const gate = await startTcpGate(TEST_DATABASE_URL!);
+    try {
+      const writer = await startTestServer();
+      servers.push(writer);
+      const reader = await startTestServer({ database_url: gate.through(writer.config.database_url!) });
+      servers.push(reader);
+
+      gate.hold();
+      let started = false;
+      const starting = subscribe(reader.url).then((stream) => ((started = true), stream));
+      await gate.somethingHeld();
+      const before = (await call(writer.url, 'POST', '/reviews', { ...sampleReview, proposed_action: 'while held' })).body;
+      // Committed while the reader could not have heard of it: a stream started by now would miss it.
+      expect(started).toBe(false);
+      gate.release();
+
+      const stream = await starting;
+      const after = (await call(writer.url, 'POST', '/reviews', { ...sampleReview, proposed_action: 'once started' })).body;
+      await eventually(() => stream.events.some((event) => event.data.id === after.id), 5_000, 'the review created once the stream started');
+      expect(stream.events.map((event) => event.data.id)).not.toContain(before.id);
+      stream.close();
+    } finally {
+      gate.release();
+      for (const server of servers.reverse()) await server.dispose();
+      servers = [];
+      await gate.close();
+    }
   });
 
   it('tells the other process of a review that expires, so its expiry timer fires should the first process stop', async () => {

@@ -127,7 +127,8 @@ describe.runIf(TEST_DATABASE_URL)('across API processes on one PostgreSQL databa
 
   /** Ends both processes' connections that listen for notifications, as a network fault would; returns once both listen again. */
   async function cutNotifications(sql: Sequelize): Promise<void> {
-    const listening = 'SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query LIKE \'LISTEN%\'';
+    // A relay's connection runs nothing but LISTEN and UNLISTEN: its last statement is one of them.
+    const listening = 'SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query ~ \'^(UN)?LISTEN \'';
     const lost = (await sql.query<{ pid: number }>(listening, { type: QueryTypes.SELECT })).map((row) => row.pid);
     expect(lost).toHaveLength(2);
     await sql.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid IN (:lost)', { replacements: { lost } });

@@ -1,5 +1,5 @@
 import { AppError } from '../shared/errors';
-import type { EventFeed } from '../shared/events';
+import { amongAnnouncedToAll, type EventFeed } from '../shared/events';
 import { describeDuration, type Policy } from '../routing/review-policy';
 import { type Clock, type Log, type OneAtATime, SYSTEM } from '../shared/unit-of-work';
 import type { DueReview, ReviewRepository } from './ports';
@@ -52,7 +52,7 @@ export class ReviewExpiry {
       (review) => {
         if (review.expires_at !== null) this.expireBy(Date.parse(review.expires_at));
       },
-      (entry) => entry.expires,
+      amongAnnouncedToAll((entry) => entry.expires),
     );
   }
 

@@ -1,4 +1,4 @@
-import type { EventFeed } from '../shared/events';
+import { amongAnnouncedToAll, type EventFeed } from '../shared/events';
 import type { ReviewRecord } from './records';
 
 export type WaitOutcome =
@@ -163,7 +163,7 @@ export class DecisionWaiters {
     feed.on(
       'review.decided',
       (review) => this.wake(review.id, { kind: 'decided', review }),
-      (entry) => entry.type === 'review.decided' && this.byReview.has(entry.review_id),
+      amongAnnouncedToAll((entry) => entry.type === 'review.decided' && this.byReview.has(entry.review_id)),
     );
   }
 

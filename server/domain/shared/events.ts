@@ -93,9 +93,37 @@ export interface EntrySummary {
 /** Which of the entries other processes commit a listener needs; the feed reads only those. */
 export type Interest = (summary: EntrySummary) => boolean;
 
+/**
+ * Whether every process hears of such an entry another commits, whatever its listeners: a
+ * decision (a request here may wait on it), the create of a review that expires (every
+ * process's expiry timer must learn of it), a revocation, an organization change. Of the rest
+ * (creates that do not expire, votes, waits, feedback, attachments), which only a live stream
+ * wants, a process hears only while a listener here may want them: with several processes,
+ * hearing of every create of every other one cost each process more than reading none of them.
+ */
+export function announcedToAll(summary: Pick<EntrySummary, 'type' | 'expires'>): boolean {
+  return summary.type === 'review.decided' || CONTROL_TYPES.includes(summary.type) || (summary.type === 'review.created' && summary.expires);
+}
+
+/** Interests that ask only for entries `announcedToAll`: a listener with one does not make this process hear of the rest. */
+const ANNOUNCED_TO_ALL_ONLY = new WeakSet<Interest>();
+
+/** Marks `interest` as asking only for entries `announcedToAll` (nothing checks that it does). */
+export function amongAnnouncedToAll(interest: Interest): Interest {
+  ANNOUNCED_TO_ALL_ONLY.add(interest);
+  return interest;
+}
+
 const EVERY_ENTRY: Interest = () => true;
 /** For a listener that only reacts to what this process commits. */
-export const NONE_FROM_ELSEWHERE: Interest = () => false;
+export const NONE_FROM_ELSEWHERE: Interest = amongAnnouncedToAll(() => false);
+
+/**
+ * What brings other processes' entries here (the PostgreSQL relay): told when this process
+ * starts (`true`) or stops needing the entries not `announcedToAll`; resolves once it hears
+ * of them, or has stopped.
+ */
+export type OnDemandSource = (wanted: boolean) => Promise<void>;
 
 /**
  * The committed events of this process's view of the database, in the order they reached it:
@@ -112,20 +140,29 @@ export class EventFeed {
   private readonly revocationListeners = new Set<RevocationListener>();
   private readonly changeListeners = new Set<OrganizationChangeListener>();
   private readonly hearingListeners = new Set<HearingListener>();
+  /** Listeners whose interest may ask for entries not `announcedToAll`. */
+  private wantingOnDemand = 0;
+  private onDemandSource: OnDemandSource | undefined;
+  private onDemandHeard: Promise<void> = Promise.resolve();
 
   constructor(private readonly onListenerError: (entry: OutboxEntry, error: unknown) => void = () => {}) {}
 
   /** Every event; of other processes', those `interest` asks for (all, unless it says). */
   subscribe(listener: EventListener, interest: Interest = EVERY_ENTRY): () => void {
     this.listeners.set(listener, interest);
-    return () => this.listeners.delete(listener);
+    const onDemand = !ANNOUNCED_TO_ALL_ONLY.has(interest);
+    if (onDemand && ++this.wantingOnDemand === 1) this.onDemandHeard = this.onDemandSource?.(true) ?? Promise.resolve();
+    return () => {
+      if (!this.listeners.delete(listener) || !onDemand) return;
+      if (--this.wantingOnDemand === 0) void this.onDemandSource?.(false);
+    };
   }
 
   /** Listens to one type of event (of other processes', those `interest` asks for; all of that type, unless it says). */
   on<K extends EventType>(
     type: K,
     listener: (payload: EventPayloads[K], event: PublishedEvent) => void,
-    interest: Interest = (summary) => summary.type === type,
+    interest: Interest = ofType(type),
   ): () => void {
     return this.subscribe((event) => {
       if (event.type === type) listener(event.payload as EventPayloads[K], event);
@@ -159,6 +196,24 @@ export class EventFeed {
     for (const listener of this.hearingListeners) listener(hearsEverything);
   }
 
+  /** Takes `source` as what brings the entries not `announcedToAll` while a listener here may want them. */
+  supplyOnDemand(source: OnDemandSource): void {
+    this.onDemandSource = source;
+  }
+
+  /** Whether some listener here may want entries other processes commit that are not `announcedToAll`. */
+  get wantsOnDemand(): boolean {
+    return this.wantingOnDemand > 0;
+  }
+
+  /**
+   * Resolves once this process hears of every entry other processes commit that a listener
+   * subscribed before the call may want: a live stream that starts after it misses none.
+   */
+  heardOnDemand(): Promise<void> {
+    return this.onDemandHeard;
+  }
+
   /** Whether an entry another process committed is needed here: a revocation or an organization change always is. */
   wants(summary: EntrySummary): boolean {
     if (summary.type === 'principal.revoked' || summary.type === 'organization.changed') return true;
@@ -185,4 +240,10 @@ export class EventFeed {
       }
     }
   }
+}
+
+/** An interest in every entry of `type`; among those `announcedToAll` where the type's every entry is. */
+function ofType(type: EventType): Interest {
+  const interest: Interest = (summary) => summary.type === type;
+  return announcedToAll({ type, expires: false }) ? amongAnnouncedToAll(interest) : interest;
 }
