@@ -131,7 +131,8 @@ export type OnDemandSource = (wanted: boolean) => Promise<void>;
  * connections open listens to revocations. The unit of work publishes what its transactions
  * recorded once they commit; with several processes on PostgreSQL, a relay publishes the
  * others' too — those that some listener's interest asks for (`wants`), so that a process with
- * no one waiting and no stream open does not read back every other process's every event.
+ * no one waiting and no stream open does not read back every other process's every event, nor
+ * hear of those not `announcedToAll` (`supplyOnDemand`).
  * A listener that throws is reported and skipped: it must never turn a committed write into an
  * error for the caller who made it.
  */
