@@ -70,9 +70,10 @@ export function notifications(origin: string, entries: readonly OutboxEntry[]): 
   };
   for (const entry of entries) {
     const text = summaryText(entry);
-    if (channelOf(entry) !== channel || bytes + text.length + 1 > MAX_PAYLOAD_BYTES) {
+    const entryChannel = channelOf(entry);
+    if (entryChannel !== channel || bytes + text.length + 1 > MAX_PAYLOAD_BYTES) {
       flush();
-      channel = channelOf(entry);
+      channel = entryChannel;
     }
     current.push(text);
     bytes += text.length + 1;
