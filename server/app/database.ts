@@ -19,7 +19,7 @@ export interface Storage {
 
 /** The configured database (SQLite in this process, or PostgreSQL shared with others), migrated. */
 export async function openMigratedDatabase(config: Config, log: Logger, diskSpace?: DiskSpace): Promise<Database> {
-  const db = await openDatabase(config.database_url, { diskSpace });
+  const db = await openDatabase(config.database_url, { diskSpace, poolSize: config.database_pool_size });
   try {
     const applied = await migrate(db.sequelize);
     if (applied.length > 0) log.info('database migrated', { database: db.location, applied });

@@ -31,6 +31,8 @@ export interface Config {
   data_dir: string;
   /** `sqlite:<absolute path>` or `postgres://…` once loaded (empty in a file means the SQLite file `greenlight.db` inside `data_dir`). */
   database_url: string;
+  /** PostgreSQL: the most pooled connections this process opens to the database. */
+  database_pool_size: number;
   blocking_timeout_seconds: number;
   enable_auth: boolean;
   /** The shared secret agents and reviewers send as `Authorization: Bearer <api_key>`. */
@@ -335,6 +337,12 @@ export const SETTINGS = [
     '',
     'Empty: the SQLite file greenlight.db inside data_dir. Or sqlite:<path to a .db file>, or postgres://user:password@host:5432/database (prefer GREENLIGHT_DATABASE_URL for a password).',
     text({ allowEmpty: true }),
+  ),
+  setting(
+    'database_pool_size',
+    10,
+    'PostgreSQL: most connections each API process keeps to the database, plus one it listens on; N processes need N × (this + 1) of the server\'s max_connections. Ignored on SQLite.',
+    integerIn(1, 1_000),
   ),
   setting('blocking_timeout_seconds', 300, 'Longest a blocking POST /reviews waits for a decision before answering 408.', integerIn(1, 86_400)),
   setting('enable_auth', false, 'Require Authorization: Bearer <api_key> on every endpoint except /health and the API docs.', flag),

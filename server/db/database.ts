@@ -88,6 +88,8 @@ export interface OpenOptions {
   readOnly?: boolean;
   /** Told of every write that succeeds and of every one that fails for want of space. */
   diskSpace?: Pick<DiskSpace, 'written' | 'outOfSpace'>;
+  /** PostgreSQL: the most pooled connections (`database_pool_size`). */
+  poolSize?: number;
 }
 
 /** A SELECT through Sequelize: `selectRows` where the database has no cheaper way. */

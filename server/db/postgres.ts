@@ -11,8 +11,8 @@ import { POSTGRES } from './dialect';
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 pg.types.setTypeParser(pg.types.builtins.NUMERIC, (value) => Number(value));
 
-/** How many connections one process keeps to PostgreSQL. */
-const POOL_SIZE = 10;
+/** How many connections one process keeps to PostgreSQL where the configuration names none (inspection, tests): `database_pool_size`'s default. */
+const DEFAULT_POOL_SIZE = 10;
 
 /** The URL as a person may see it: without its password. */
 export function withoutPassword(url: string): string {
@@ -219,7 +219,7 @@ export function openPostgres(url: string, options: OpenOptions = {}): Database {
     dialect: 'postgres',
     dialectModule: pg,
     logging: false,
-    pool: { max: POOL_SIZE, min: 0, idle: 10_000, acquire: 30_000 },
+    pool: { max: options.poolSize ?? DEFAULT_POOL_SIZE, min: 0, idle: 10_000, acquire: 30_000 },
     // Inspection (`greenlight status`, `logs`) must not change anything.
     dialectOptions: options.readOnly ? { options: '-c default_transaction_read_only=on' } : undefined,
     define: { timestamps: false, underscored: true, freezeTableName: true },

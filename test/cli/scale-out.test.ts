@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningCli, freePort, startApiProcess, runCli, stopProgram } from '../support/cli';
 import { createTestDatabase, TEST_DATABASE_URL, type TestDatabase } from '../support/postgres';
@@ -174,6 +175,25 @@ describe('greenlight start --workers', () => {
       expect(api.output()).toMatch(/an API worker stopped; starting another/);
     } finally {
       await stopProgram(api);
+    }
+  });
+
+  it.skipIf(!onPostgres)(`opens no more connections than database_pool_size, and one to listen on${why}`, { timeout: 60_000 }, async () => {
+    const own = await createTestDatabase();
+    const api = await startApiProcess(temp.dir, 'small-pool', own.url, { env: { GREENLIGHT_DATABASE_POOL_SIZE: '2' } });
+    const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
+    try {
+      // Forty creates at once would take ten connections by default; two serve them all, in turn.
+      const creates = await Promise.all(Array.from({ length: 40 }, (_, n) => call(api.url, 'POST', '/reviews', { ...sampleReview, proposed_action: `small pool ${n}` })));
+      expect(creates.map((create) => create.status)).toEqual(creates.map(() => 201));
+      // Idle pool connections stay open for ten seconds: what the burst opened is still there to count.
+      await admin.connect();
+      const { rows } = await admin.query<{ connections: number }>('SELECT count(*)::int AS connections FROM pg_stat_activity WHERE datname = $1', [new URL(own.url).pathname.slice(1)]);
+      expect(rows[0].connections).toBeLessThanOrEqual(3);
+    } finally {
+      await admin.end();
+      await stopProgram(api);
+      await own.drop();
     }
   });
 });
