@@ -53,7 +53,11 @@ async function openRawSession(apiUrl: string, sender?: Sender): Promise<string> 
 
 const listTools = (apiUrl: string, sessionId: string, sender?: Sender) => rpcPost(apiUrl, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, sessionId, sender);
 
-/** Opens the session's standalone event stream, which keeps it in use until `close`. */
+/**
+ * Opens the session's standalone event stream, which keeps it in use until `close`. Its body is
+ * taken by a reader: fetch cancels a body nobody has read or locked once its Response is garbage
+ * collected, which would end the stream, and free the session, whenever the collector ran.
+ */
 async function holdStream(apiUrl: string, sessionId: string, headers: Record<string, string> = {}): Promise<{ close(): void }> {
   const controller = new AbortController();
   const response = await fetch(`${apiUrl}/mcp`, {
@@ -61,7 +65,13 @@ async function holdStream(apiUrl: string, sessionId: string, headers: Record<str
     signal: controller.signal,
   });
   expect(response.status).toBe(200);
-  return { close: () => controller.abort() };
+  const reader = response.body!.getReader();
+  return {
+    close: () => {
+      reader.cancel().catch(() => {});
+      controller.abort();
+    },
+  };
 }
 
 async function connect(apiUrl: string, headers: Record<string, string> = {}): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
