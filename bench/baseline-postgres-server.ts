@@ -13,7 +13,7 @@ import pg from 'pg';
 import { type ReviewBody as Body, reviewColumnValues } from './http';
 
 const [databaseUrl, port] = process.argv.slice(2);
-// Greenlight's own pool size (server/db/postgres.ts).
+// Greenlight's default pool size (`database_pool_size`), which the bench leaves as it is.
 const pool = new pg.Pool({ connectionString: databaseUrl, max: 10 });
 
 const INSERT_REVIEW = `INSERT INTO reviews (organization_id, agent_id, task_type, proposed_action, agent_reasoning, confidence_score, urgency,
